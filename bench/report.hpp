@@ -1,0 +1,39 @@
+// report.hpp — benchmark rows as a terminal table, CSV and JSON, with what reproduces them.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gemm_bench.hpp"
+
+namespace tilekit::bench {
+
+// Where and how the rows were measured: enough to reproduce or distrust them.
+struct Environment {
+  std::string backend;
+  std::string device;         // GPU name or CPU model
+  std::string compute_capability;
+  int sm_count = 0;
+  int sm_clock_mhz = 0;       // maximum SM clock reported by the runtime
+  int memory_clock_mhz = 0;
+  std::string cuda_runtime, cuda_driver, cublas;
+  std::string openblas;
+  int cpu_threads = 0;
+  std::string timing_method;
+  std::string command_line;
+  std::string tilekit_version;
+  std::string timestamp_utc;
+};
+
+Environment describe_environment(const Context& ctx, const std::string& command_line,
+                                 const std::string& timing_method);
+
+void print_gemm_table(std::ostream& out, const std::vector<BenchRow>& rows,
+                      const std::string& baseline_id);
+Status write_gemm_csv(const std::string& path, const std::vector<BenchRow>& rows,
+                      const Environment& env);
+Status write_gemm_json(const std::string& path, const std::vector<BenchRow>& rows,
+                       const Environment& env);
+
+}  // namespace tilekit::bench

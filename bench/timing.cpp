@@ -1,0 +1,74 @@
+#include "timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace tilekit::bench {
+namespace {
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+class CpuTimer final : public SampleTimer {
+ public:
+  Status time_once(const std::function<Status()>& run, double* seconds) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = run();
+    const auto t1 = std::chrono::steady_clock::now();
+    *seconds = std::chrono::duration<double>(t1 - t0).count();
+    return s;
+  }
+  const char* method() const override { return "steady_clock"; }
+};
+
+}  // namespace
+
+Timing summarize(std::vector<double> seconds, double target_noise) {
+  Timing t;
+  t.samples = static_cast<int>(seconds.size());
+  if (seconds.empty()) return t;
+  std::sort(seconds.begin(), seconds.end());
+  t.min_s = seconds.front();
+  t.max_s = seconds.back();
+  t.median_s = quantile(seconds, 0.5);
+  t.q1_s = quantile(seconds, 0.25);
+  t.q3_s = quantile(seconds, 0.75);
+  t.noise = t.median_s > 0 ? (t.q3_s - t.q1_s) / (2 * t.median_s) : 0;
+  t.converged = t.noise <= target_noise;
+  return t;
+}
+
+std::unique_ptr<SampleTimer> make_cpu_timer() { return std::make_unique<CpuTimer>(); }
+
+Status measure(SampleTimer& timer, const std::function<Status()>& run, const TimingPolicy& policy,
+               const std::atomic<bool>* cancel, Timing* out) {
+  auto cancelled = [&] { return cancel && cancel->load(); };
+  double seconds = 0;
+  for (int i = 0; i < policy.warmup; ++i) {
+    if (cancelled()) return Status(StatusCode::kCancelled, "interrupted");
+    TILEKIT_RETURN_IF_ERROR(timer.time_once(run, &seconds));
+  }
+  std::vector<double> samples;
+  double total = 0;
+  while (true) {
+    if (cancelled()) return Status(StatusCode::kCancelled, "interrupted");
+    TILEKIT_RETURN_IF_ERROR(timer.time_once(run, &seconds));
+    samples.push_back(seconds);
+    total += seconds;
+    const int n = static_cast<int>(samples.size());
+    if (n >= policy.max_samples || total >= policy.max_time_s) break;
+    if (n >= policy.min_samples && total >= policy.min_time_s &&
+        summarize(samples, policy.target_noise).converged)
+      break;
+  }
+  *out = summarize(samples, policy.target_noise);
+  // A run so slow that max_time_s allowed fewer than min_samples is reported as unconverged.
+  if (out->samples < policy.min_samples) out->converged = false;
+  return Status::ok();
+}
+
+}  // namespace tilekit::bench

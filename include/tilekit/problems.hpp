@@ -1,0 +1,59 @@
+// problems.hpp — the description of one GEMM call, as every kernel receives it.
+//
+//   C = alpha · op(A) · op(B) + beta · C,   op(A) is m × k, op(B) is k × n, C is m × n,
+//
+// all three stored in the same `layout` with leading dimensions lda, ldb, ldc (BLAS rules).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tilekit/matrix.hpp"
+#include "tilekit/status.hpp"
+
+namespace tilekit {
+
+struct GemmProblem {
+  Layout layout = Layout::kRowMajor;
+  Op op_a = Op::kN, op_b = Op::kN;
+  int64_t m = 0, n = 0, k = 0;
+  float alpha = 1.0f;
+  const float* a = nullptr;
+  int64_t lda = 0;
+  const float* b = nullptr;
+  int64_t ldb = 0;
+  float beta = 0.0f;
+  float* c = nullptr;
+  int64_t ldc = 0;
+
+  // Shape of A and B as stored (before op): op(A) is m × k, so A is m × k or k × m.
+  int64_t a_rows() const { return op_a == Op::kN ? m : k; }
+  int64_t a_cols() const { return op_a == Op::kN ? k : m; }
+  int64_t b_rows() const { return op_b == Op::kN ? k : n; }
+  int64_t b_cols() const { return op_b == Op::kN ? n : k; }
+
+  // The smallest legal leading dimension of each operand: its stored line length, at least 1.
+  int64_t min_lda() const;
+  int64_t min_ldb() const;
+  int64_t min_ldc() const;
+
+  // Number of elements spanned in memory from the first element to one past the last.
+  int64_t a_span() const;
+  int64_t b_span() const;
+  int64_t c_span() const;
+
+  // "row NN 1024x1024x1024" — for logs and error messages.
+  std::string describe() const;
+};
+
+// The BLAS argument rules: m, n, k >= 0; each ld >= its stored line length (>= 1);
+// non-null pointers where they will be read or written. The message names the argument.
+Status validate(const GemmProblem& p);
+
+// True when BLAS says nothing needs doing: m = 0 or n = 0, or (alpha = 0 or k = 0) and beta = 1.
+bool is_quick_return(const GemmProblem& p);
+
+// True when op(A)·op(B) contributes nothing and C only needs scaling by beta.
+inline bool only_scales_c(const GemmProblem& p) { return p.alpha == 0.0f || p.k == 0; }
+
+}  // namespace tilekit

@@ -1,0 +1,77 @@
+// registry.hpp — every kernel tilekit has, in one list.
+//
+// A kernel variant declares who it is (id, op, backend, dtype, ladder step, tile), what it can
+// do (`can_implement`, which explains a refusal), and how to run it (`launch`). Tests,
+// benchmarks and the CLI iterate this registry, so a kernel is tested and benchmarked the
+// moment it is registered (src/register_all.cpp).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tilekit/device.hpp"
+#include "tilekit/problems.hpp"
+#include "tilekit/status.hpp"
+
+namespace tilekit {
+
+struct KernelInfo {
+  std::string id;            // "gemm.cuda.05_register_blocked.f32.64x64x16_t4x4"
+  std::string op;            // "gemm"
+  Backend backend = Backend::kCpu;
+  std::string dtype;         // "f32"
+  int step = 0;              // ladder step (0 = reference or baseline)
+  std::string tile;          // human-readable tile description, "" when not tiled
+  std::string requirements;  // what can_implement demands, in words
+  int min_sm = 0;            // CUDA: minimum compute capability × 10; 0 = any
+  bool is_baseline = false;  // a vendor library we compare against (cuBLAS, OpenBLAS)
+  bool is_reference = false; // the verification oracle (double accumulation)
+  int auto_rank = 0;         // higher = preferred by kernel "auto" among those that can run
+};
+
+// Per-kernel GPU resources from cudaFuncGetAttributes (for `tilekit list` / inspect).
+struct KernelResources {
+  bool available = false;  // false for library baselines whose kernels we cannot see
+  int registers_per_thread = 0;
+  size_t static_smem_bytes = 0;
+  size_t local_bytes_per_thread = 0;
+  int max_threads_per_block = 0;
+  size_t dynamic_smem_bytes = 0;  // at the kernel's default launch configuration
+  int block_threads = 0;          // at the kernel's default launch configuration
+};
+
+struct GemmKernel {
+  KernelInfo info;
+  // Ok when this kernel computes `p` correctly on `device` (nullptr for CPU kernels);
+  // otherwise a kNotSupported status whose message says why.
+  std::function<Status(const GemmProblem& p, const DeviceInfo* device)> can_implement;
+  // Runs on a validated problem that is not a quick return and has alpha != 0, k > 0.
+  std::function<Status(const GemmProblem& p, const Context& ctx)> launch;
+  // Optional (GPU kernels): resources of the kernel function at its default configuration.
+  std::function<Status(KernelResources* out)> resources;
+};
+
+class Registry {
+ public:
+  // The process-wide registry, filled once by register_all() on first use.
+  static const Registry& instance();
+
+  void add(GemmKernel kernel);  // used by register_all(); rejects duplicate ids
+  const std::vector<GemmKernel>& gemm_kernels() const { return gemm_; }
+  const GemmKernel* find_gemm(const std::string& id) const;
+  // Kernels whose id matches the shell-style glob (`*`, `?`, `[...]`), in registration order.
+  std::vector<const GemmKernel*> match_gemm(const std::string& glob) const;
+
+ private:
+  std::vector<GemmKernel> gemm_;
+};
+
+// Shell-style glob match, as used by --kernels.
+bool glob_match(const std::string& pattern, const std::string& text);
+
+// Chooses what kernel "auto" runs: the highest auto_rank kernel on the context's backend whose
+// can_implement accepts `p`. Fails with the reasons when none can.
+Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out);
+
+}  // namespace tilekit

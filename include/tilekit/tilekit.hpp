@@ -1,0 +1,45 @@
+// tilekit.hpp — the public API: include this one header.
+//
+//   tilekit::Context ctx = tilekit::Context::cpu();          // or Context::cuda(device, stream)
+//   tilekit::Status s = tilekit::gemm(ctx, tilekit::Layout::kRowMajor,
+//                                     tilekit::Op::kN, tilekit::Op::kN, m, n, k,
+//                                     1.0f, A, lda, B, ldb, 0.0f, C, ldc);
+//   if (!s) std::cerr << s.to_string() << "\n";
+//
+// On the CUDA backend A, B and C are device pointers and the call is asynchronous on ctx.stream.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tilekit/device.hpp"
+#include "tilekit/matrix.hpp"
+#include "tilekit/problems.hpp"
+#include "tilekit/registry.hpp"
+#include "tilekit/status.hpp"
+
+namespace tilekit {
+
+struct GemmOptions {
+  std::string kernel = "auto";  // a registry id, or "auto" for the best that can run it
+};
+
+// C = alpha · op(A) · op(B) + beta · C in float32, BLAS argument rules (see problems.hpp).
+// beta = 0 never reads C; alpha = 0 or k = 0 only scales C. On error C is left untouched.
+Status gemm(const Context& ctx, Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
+            float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+            float* c, int64_t ldc, const GemmOptions& options = {});
+
+// The same on typed views: op(a) must be m × k, op(b) k × n, c m × n, all in one layout.
+Status gemm(const Context& ctx, Op op_a, Op op_b, float alpha, MatrixView<const float> a,
+            MatrixView<const float> b, float beta, MatrixView<float> c,
+            const GemmOptions& options = {});
+
+// The same on a filled-in problem description.
+Status gemm(const Context& ctx, const GemmProblem& problem, const GemmOptions& options = {});
+
+// Runs one registered kernel on `problem`, with validation, quick returns and can_implement
+// applied exactly as gemm() applies them (used by tests and benchmarks).
+Status run_gemm_kernel(const GemmKernel& kernel, const Context& ctx, const GemmProblem& problem);
+
+}  // namespace tilekit

@@ -1,0 +1,64 @@
+// verify.hpp — checking a GEMM result against a double-precision reference.
+//
+// The tolerance is an error bound, never a fixed epsilon: for every element
+//   |C − C_ref| ≤ safety · γ(k + 2) · (|α|·(|op(A)|·|op(B)|)ij + |β|·|C0ij|),
+// γ(n) = n·u / (1 − n·u), u = 2⁻²⁴ for fp32 accumulation. Any summation order, with or without
+// FMA, lands inside it; an element that is NaN or was never written does not. In exact mode
+// (small-integer inputs, where every product and partial sum is exact in fp32) every element
+// must equal the reference bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tilekit/device.hpp"
+#include "tilekit/problems.hpp"
+#include "tilekit/status.hpp"
+
+namespace tilekit {
+
+// alpha·op(A)·op(B) + beta·C0 in double, and the bound's magnitude term, as dense row-major
+// m × n host arrays.
+struct GemmReference {
+  int64_t m = 0, n = 0;
+  std::vector<double> value;
+  std::vector<double> magnitude;
+};
+
+// Computes the reference on ctx's backend: on the CPU from host pointers, on CUDA from device
+// pointers (a double-accumulating GPU kernel; the result is copied back). C0 is read only when
+// beta != 0. The problem must be valid.
+Status compute_gemm_reference(const Context& ctx, const GemmProblem& p, GemmReference* out);
+
+inline double gamma_bound(int64_t n, double unit_roundoff = 1.0 / 16777216.0) {
+  const double nu = static_cast<double>(n) * unit_roundoff;
+  return nu / (1.0 - nu);
+}
+
+struct CheckOptions {
+  double safety = 2.0;  // c in the bound above
+  bool exact = false;   // bit-for-bit equality (small-integer inputs)
+};
+
+struct GemmCheck {
+  bool passed = true;
+  int64_t checked = 0;
+  int64_t violations = 0;     // elements outside the bound (NaN and Inf included)
+  int64_t nonfinite = 0;      // elements that are NaN or Inf where the reference is finite
+  double max_abs_error = 0;   // max |C − C_ref| over finite elements
+  double max_rel_error = 0;   // max |C − C_ref| / max |C_ref| (normwise)
+  double worst_ratio = 0;     // max |C − C_ref| / bound: < 1 passes
+  int64_t worst_i = -1, worst_j = -1;  // first violating element, else the worst one
+  std::string summary() const;  // "PASS max abs 1.2e-06 rel 3.4e-08 (0.02 of bound)"
+};
+
+// Compares the m × n result at host pointer `c` (stored in `layout` with `ldc`) with `ref`.
+GemmCheck check_gemm_result(const float* c, int64_t ldc, Layout layout, const GemmReference& ref,
+                            int64_t k, const CheckOptions& options = {});
+
+// Test and benchmark inputs: uniform reals in [lo, hi), or integers in [lo, hi] (exact mode).
+void fill_uniform(float* data, size_t count, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
+void fill_small_integers(float* data, size_t count, uint64_t seed, int lo = -8, int hi = 8);
+
+}  // namespace tilekit

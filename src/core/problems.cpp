@@ -1,0 +1,75 @@
+#include <algorithm>
+#include <sstream>
+
+#include "tilekit/problems.hpp"
+
+namespace tilekit {
+namespace {
+
+// The stored line length of a rows × cols matrix: a row in row-major, a column in col-major.
+int64_t line_length(Layout layout, int64_t rows, int64_t cols) {
+  return std::max<int64_t>(1, layout == Layout::kRowMajor ? cols : rows);
+}
+
+int64_t span(Layout layout, int64_t rows, int64_t cols, int64_t ld) {
+  if (rows == 0 || cols == 0) return 0;
+  return layout == Layout::kRowMajor ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
+}
+
+std::string shape(int64_t r, int64_t c) { return std::to_string(r) + " x " + std::to_string(c); }
+
+}  // namespace
+
+int64_t GemmProblem::min_lda() const { return line_length(layout, a_rows(), a_cols()); }
+int64_t GemmProblem::min_ldb() const { return line_length(layout, b_rows(), b_cols()); }
+int64_t GemmProblem::min_ldc() const { return line_length(layout, m, n); }
+int64_t GemmProblem::a_span() const { return span(layout, a_rows(), a_cols(), lda); }
+int64_t GemmProblem::b_span() const { return span(layout, b_rows(), b_cols(), ldb); }
+int64_t GemmProblem::c_span() const { return span(layout, m, n, ldc); }
+
+std::string GemmProblem::describe() const {
+  std::ostringstream s;
+  s << layout_name(layout) << "-major " << op_char(op_a) << op_char(op_b) << ' ' << m << 'x' << n
+    << 'x' << k;
+  return s.str();
+}
+
+Status validate(const GemmProblem& p) {
+  // Dimensions first, then leading dimensions, in the order the reference BLAS checks them.
+  const std::pair<const char*, int64_t> dims[] = {{"m", p.m}, {"n", p.n}, {"k", p.k}};
+  for (const auto& [name, value] : dims) {
+    if (value < 0)
+      return invalid_argument(std::string("gemm: ") + name + " = " + std::to_string(value) +
+                              " must be >= 0");
+  }
+  const char* layout = p.layout == Layout::kRowMajor ? "row-major" : "column-major";
+  auto check_ld = [&](const char* name, int64_t ld, int64_t min_ld, const char* what,
+                      int64_t rows, int64_t cols) -> Status {
+    if (ld >= min_ld) return Status::ok();
+    return invalid_argument(std::string("gemm: ") + name + " = " + std::to_string(ld) +
+                            " must be >= " + std::to_string(min_ld) + " (" + layout + " " + what +
+                            " is stored as " + shape(rows, cols) + ")");
+  };
+  TILEKIT_RETURN_IF_ERROR(check_ld("lda", p.lda, p.min_lda(), "A", p.a_rows(), p.a_cols()));
+  TILEKIT_RETURN_IF_ERROR(check_ld("ldb", p.ldb, p.min_ldb(), "B", p.b_rows(), p.b_cols()));
+  TILEKIT_RETURN_IF_ERROR(check_ld("ldc", p.ldc, p.min_ldc(), "C", p.m, p.n));
+
+  // Pointers only where they will be used.
+  if (is_quick_return(p)) return Status::ok();
+  if (p.c == nullptr) return invalid_argument("gemm: C is null but C is " + shape(p.m, p.n));
+  if (!only_scales_c(p)) {
+    if (p.a == nullptr)
+      return invalid_argument("gemm: A is null but op(A) is " + shape(p.m, p.k) +
+                              " and alpha != 0");
+    if (p.b == nullptr)
+      return invalid_argument("gemm: B is null but op(B) is " + shape(p.k, p.n) +
+                              " and alpha != 0");
+  }
+  return Status::ok();
+}
+
+bool is_quick_return(const GemmProblem& p) {
+  return p.m == 0 || p.n == 0 || ((p.alpha == 0.0f || p.k == 0) && p.beta == 1.0f);
+}
+
+}  // namespace tilekit

@@ -1,0 +1,114 @@
+
+#include "core/backend.hpp"
+#include "tilekit/registry.hpp"
+
+namespace tilekit {
+
+void register_all(Registry& registry);  // src/register_all.cpp
+
+const Registry& Registry::instance() {
+  static const Registry registry = [] {
+    Registry r;
+    register_all(r);
+    return r;
+  }();
+  return registry;
+}
+
+void Registry::add(GemmKernel kernel) {
+  // A duplicate id is a programming error in register_all(); keep the first and make the
+  // mistake visible in `tilekit list` rather than aborting.
+  if (find_gemm(kernel.info.id) != nullptr) kernel.info.id += ".DUPLICATE";
+  gemm_.push_back(std::move(kernel));
+}
+
+const GemmKernel* Registry::find_gemm(const std::string& id) const {
+  for (const auto& k : gemm_)
+    if (k.info.id == id) return &k;
+  return nullptr;
+}
+
+std::vector<const GemmKernel*> Registry::match_gemm(const std::string& glob) const {
+  std::vector<const GemmKernel*> out;
+  for (const auto& k : gemm_)
+    if (glob_match(glob, k.info.id)) out.push_back(&k);
+  return out;
+}
+
+bool glob_match(const std::string& pattern, const std::string& text) {
+  // Iterative matcher with backtracking to the last '*'.
+  size_t p = 0, t = 0, star = std::string::npos, star_t = 0;
+  auto class_match = [&](size_t& pi, char c) {  // pattern[pi] == '['; advances pi past ']'
+    size_t i = pi + 1;
+    bool negate = i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^');
+    if (negate) ++i;
+    bool found = false;
+    size_t first = i;
+    for (; i < pattern.size() && (pattern[i] != ']' || i == first); ++i) {
+      if (i + 2 < pattern.size() && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
+        if (c >= pattern[i] && c <= pattern[i + 2]) found = true;
+        i += 2;
+      } else if (pattern[i] == c) {
+        found = true;
+      }
+    }
+    if (i >= pattern.size()) return std::make_pair(false, false);  // unterminated: literal '['
+    pi = i + 1;
+    return std::make_pair(true, found != negate);
+  };
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      star_t = t;
+      continue;
+    }
+    if (p < pattern.size()) {
+      if (pattern[p] == '[') {
+        size_t pi = p;
+        auto [valid, ok] = class_match(pi, text[t]);
+        if (valid && ok) {
+          p = pi;
+          ++t;
+          continue;
+        }
+        if (!valid && text[t] == '[') {
+          ++p;
+          ++t;
+          continue;
+        }
+      } else if (pattern[p] == '?' || pattern[p] == text[t]) {
+        ++p;
+        ++t;
+        continue;
+      }
+    }
+    if (star == std::string::npos) return false;
+    p = star + 1;
+    t = ++star_t;
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out) {
+  const DeviceInfo* device = nullptr;
+  TILEKIT_RETURN_IF_ERROR(check_context(ctx, &device));
+  const GemmKernel* best = nullptr;
+  std::string reasons;
+  for (const auto& k : Registry::instance().gemm_kernels()) {
+    if (k.info.backend != ctx.backend) continue;
+    Status s = k.can_implement(p, device);
+    if (!s) {
+      reasons += "\n  " + k.info.id + ": " + s.message();
+      continue;
+    }
+    if (!best || k.info.auto_rank > best->info.auto_rank) best = &k;
+  }
+  if (!best)
+    return not_supported("gemm: no " + std::string(backend_name(ctx.backend)) +
+                         " kernel can run " + p.describe() + ":" + reasons);
+  *out = best;
+  return Status::ok();
+}
+
+}  // namespace tilekit

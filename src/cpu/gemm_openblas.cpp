@@ -1,0 +1,52 @@
+// gemm_openblas.cpp — OpenBLAS's cblas_sgemm (OpenMP build), registered as the CPU baseline.
+#include <cblas.h>
+
+#include <string>
+
+#include "cpu/cpu_kernels.hpp"
+
+namespace tilekit::cpu {
+namespace {
+
+CBLAS_TRANSPOSE to_cblas(Op op) { return op == Op::kN ? CblasNoTrans : CblasTrans; }
+
+Status openblas_launch(const GemmProblem& p, const Context& ctx) {
+  if (ctx.cpu_threads > 0) openblas_set_num_threads(ctx.cpu_threads);
+  // cblas takes int (blasint) sizes; can_implement has checked they fit.
+  cblas_sgemm(p.layout == Layout::kRowMajor ? CblasRowMajor : CblasColMajor, to_cblas(p.op_a),
+              to_cblas(p.op_b), static_cast<blasint>(p.m), static_cast<blasint>(p.n),
+              static_cast<blasint>(p.k), p.alpha, p.a, static_cast<blasint>(p.lda), p.b,
+              static_cast<blasint>(p.ldb), p.beta, p.c, static_cast<blasint>(p.ldc));
+  return Status::ok();
+}
+
+Status openblas_can_implement(const GemmProblem& p, const DeviceInfo*) {
+  constexpr int64_t kMax = (int64_t{1} << (8 * sizeof(blasint) - 1)) - 1;
+  const std::pair<const char*, int64_t> values[] = {{"m", p.m},     {"n", p.n},     {"k", p.k},
+                                                    {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}};
+  for (const auto& [name, v] : values)
+    if (v > kMax)
+      return not_supported(std::string("OpenBLAS takes ") + std::to_string(8 * sizeof(blasint)) +
+                           "-bit sizes; " + name + " = " + std::to_string(v) + " is too large");
+  return Status::ok();
+}
+
+}  // namespace
+
+GemmKernel openblas_gemm_kernel() {
+  GemmKernel k;
+  k.info.id = "gemm.cpu.openblas.f32";
+  k.info.op = "gemm";
+  k.info.backend = Backend::kCpu;
+  k.info.dtype = "f32";
+  k.info.requirements = "sizes and leading dimensions within OpenBLAS's integer range";
+  k.info.is_baseline = true;
+  k.info.auto_rank = 20;  // the fastest CPU GEMM we have
+  k.can_implement = openblas_can_implement;
+  k.launch = openblas_launch;
+  return k;
+}
+
+std::string openblas_config() { return openblas_get_config(); }
+
+}  // namespace tilekit::cpu

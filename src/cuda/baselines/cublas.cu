@@ -1,0 +1,97 @@
+// cublas.cu — cuBLAS SGEMM registered as the GPU baseline, in two math modes:
+//   gemm.cuda.cublas.f32          CUBLAS_PEDANTIC_MATH: fp32 FFMA only, the fair SIMT yardstick
+//   gemm.cuda.cublas_default.f32  CUBLAS_DEFAULT_MATH: what an application gets by default
+// cuBLAS is column-major; a row-major C = op(A)·op(B) is computed as the column-major
+// Cᵀ = op(B)ᵀ·op(A)ᵀ, which is the same memory with A and B swapped and m and n swapped.
+#include <cublas_v2.h>
+
+#include <map>
+#include <string>
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/cuda_kernels.hpp"
+#include "tilekit/device.hpp"
+
+namespace tilekit {
+
+// The version of the cuBLAS library loaded at run time (not the header compiled against).
+std::string cublas_version_string() {
+  int major = 0, minor = 0, patch = 0;
+  if (cublasGetProperty(MAJOR_VERSION, &major) != CUBLAS_STATUS_SUCCESS ||
+      cublasGetProperty(MINOR_VERSION, &minor) != CUBLAS_STATUS_SUCCESS ||
+      cublasGetProperty(PATCH_LEVEL, &patch) != CUBLAS_STATUS_SUCCESS)
+    return "unknown";
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+namespace cuda {
+namespace {
+
+Status cublas_status(cublasStatus_t s, const char* call) {
+  return Status(StatusCode::kCublasError,
+                std::string(call) + " failed: " + cublasGetStatusName(s) + " (" +
+                    cublasGetStatusString(s) + ")",
+                static_cast<int>(s));
+}
+
+#define TILEKIT_CUBLAS_TRY(call)                                             \
+  do {                                                                       \
+    const cublasStatus_t tilekit_cublas_status_ = (call);                    \
+    if (tilekit_cublas_status_ != CUBLAS_STATUS_SUCCESS)                     \
+      return cublas_status(tilekit_cublas_status_, #call);                   \
+  } while (0)
+
+// One handle per (thread, device): a cuBLAS handle must not be shared between threads that set
+// its stream concurrently. Handles live until the process ends (destroying them during static
+// destruction can race the CUDA runtime's own teardown).
+Status handle_for(int device, cublasHandle_t* out) {
+  thread_local std::map<int, cublasHandle_t> handles;
+  auto it = handles.find(device);
+  if (it == handles.end()) {
+    cublasHandle_t h = nullptr;
+    TILEKIT_CUBLAS_TRY(cublasCreate(&h));
+    it = handles.emplace(device, h).first;
+  }
+  *out = it->second;
+  return Status::ok();
+}
+
+cublasOperation_t to_cublas(Op op) { return op == Op::kN ? CUBLAS_OP_N : CUBLAS_OP_T; }
+
+Status cublas_launch(const GemmProblem& p, const Context& ctx, CublasMath math) {
+  cublasHandle_t h = nullptr;
+  TILEKIT_RETURN_IF_ERROR(handle_for(ctx.device, &h));
+  TILEKIT_CUBLAS_TRY(cublasSetStream(h, ctx.stream));
+  TILEKIT_CUBLAS_TRY(cublasSetMathMode(
+      h, math == CublasMath::kPedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH));
+  if (p.layout == Layout::kColMajor) {
+    TILEKIT_CUBLAS_TRY(cublasSgemm_64(h, to_cublas(p.op_a), to_cublas(p.op_b), p.m, p.n, p.k,
+                                      &p.alpha, p.a, p.lda, p.b, p.ldb, &p.beta, p.c, p.ldc));
+  } else {
+    TILEKIT_CUBLAS_TRY(cublasSgemm_64(h, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k,
+                                      &p.alpha, p.b, p.ldb, p.a, p.lda, &p.beta, p.c, p.ldc));
+  }
+  TILEKIT_CUDA_CHECK_LAUNCH("cublasSgemm_64");
+  return Status::ok();
+}
+
+}  // namespace
+
+GemmKernel cublas_gemm_kernel(CublasMath math) {
+  GemmKernel k;
+  const bool pedantic = math == CublasMath::kPedantic;
+  k.info.id = pedantic ? "gemm.cuda.cublas.f32" : "gemm.cuda.cublas_default.f32";
+  k.info.op = "gemm";
+  k.info.backend = Backend::kCuda;
+  k.info.dtype = "f32";
+  k.info.requirements = pedantic ? "any shape; CUBLAS_PEDANTIC_MATH (fp32 FFMA, no tensor cores)"
+                                 : "any shape; CUBLAS_DEFAULT_MATH";
+  k.info.is_baseline = true;
+  k.info.auto_rank = pedantic ? 10 : 20;
+  k.can_implement = [](const GemmProblem&, const DeviceInfo*) { return Status::ok(); };
+  k.launch = [math](const GemmProblem& p, const Context& ctx) { return cublas_launch(p, ctx, math); };
+  return k;
+}
+
+}  // namespace cuda
+}  // namespace tilekit

@@ -1,0 +1,55 @@
+// cmd_list.cpp — `tilekit list [GLOB]`: the registered kernels.
+#include <iomanip>
+#include <iostream>
+
+#include "cli_common.hpp"
+
+namespace tilekit::cli {
+namespace {
+
+int run_list(const std::string& glob) {
+  const auto kernels = Registry::instance().match_gemm(glob);
+  if (kernels.empty()) {
+    std::cerr << "tilekit: no kernel matches '" << glob << "'\n";
+    return kExitUsage;
+  }
+  const bool gpu = cuda_device_count() > 0;
+  size_t w = 2;
+  for (const auto* k : kernels) w = std::max(w, k->info.id.size());
+  std::cout << std::left << std::setw(static_cast<int>(w)) << "id" << "  " << std::setw(5)
+            << "step" << std::setw(10) << "role" << std::setw(30) << "tile";
+  if (gpu) std::cout << std::setw(6) << "regs" << std::setw(11) << "smem B";
+  std::cout << "requirements\n";
+  for (const auto* k : kernels) {
+    const KernelInfo& i = k->info;
+    const char* role = i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit";
+    std::cout << std::left << std::setw(static_cast<int>(w)) << i.id << "  " << std::setw(5)
+              << i.step << std::setw(10) << role << std::setw(30) << (i.tile.empty() ? "-" : i.tile);
+    if (gpu) {
+      KernelResources r;
+      if (i.backend == Backend::kCuda && k->resources && k->resources(&r) && r.available) {
+        std::cout << std::setw(6) << r.registers_per_thread << std::setw(11)
+                  << r.static_smem_bytes + r.dynamic_smem_bytes;
+      } else {
+        std::cout << std::setw(6) << "-" << std::setw(11) << "-";
+      }
+    }
+    std::cout << i.requirements;
+    if (i.min_sm) std::cout << "; sm_" << i.min_sm << "+";
+    std::cout << "\n";
+  }
+  if (gpu) std::cout << "regs / smem: per thread / per block, from cudaFuncGetAttributes; '-' for library kernels.\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand("list", "List the registered kernels");
+  auto glob = std::make_shared<std::string>("*");
+  cmd->add_option("glob", *glob, "shell-style pattern on kernel ids, e.g. 'gemm.cuda.*'")
+      ->capture_default_str();
+  cmd->callback([exit_code, glob] { *exit_code = run_list(*glob); });
+}
+
+}  // namespace tilekit::cli

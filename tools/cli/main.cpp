@@ -1,0 +1,30 @@
+// main.cpp — `tilekit`: dense matrix kernels from the command line.
+#include <iostream>
+
+#include "cli_common.hpp"
+
+int main(int argc, char** argv) {
+  using namespace tilekit::cli;
+  set_command_line(argc, argv);
+  CLI::App app{"tilekit — dense matrix kernels for NVIDIA GPUs (and the CPU), verified and benchmarked"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("tilekit ") + TILEKIT_VERSION_STRING);
+  int exit_code = kExitOk;
+  add_devices_command(app, &exit_code);
+  add_list_command(app, &exit_code);
+  add_gemm_command(app, &exit_code);
+  add_bench_command(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the message and the usage hint
+    return kExitUsage;
+  }
+  return exit_code;
+}
