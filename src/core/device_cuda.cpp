@@ -121,10 +121,12 @@ Status device_malloc(void** ptr, size_t bytes, const char* what) {
   *ptr = nullptr;
   if (bytes == 0) return Status::ok();
   const cudaError_t err = cudaMalloc(ptr, bytes);
-  if (err != cudaSuccess)
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();  // out of memory is not sticky: clear it for later launch checks
     return cuda::error_status(err, (std::string("cudaMalloc of ") + std::to_string(bytes) +
                                     " bytes for " + what).c_str(),
                               __FILE__, __LINE__);
+  }
   return Status::ok();
 }
 

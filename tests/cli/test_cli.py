@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the `tilekit` CLI: exit codes, .npy files made by NumPy, Ctrl-C.
+
+Usage: test_cli.py PATH/TO/tilekit   (CTest passes it). Runs on the CPU backend.
+"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+TILEKIT = None
+
+
+def run(*args, **kw):
+    return subprocess.run([TILEKIT, *args], capture_output=True, text=True, timeout=300, **kw)
+
+
+class Cli(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.rng = np.random.default_rng(int(time.time()))
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def save(self, name, array):
+        np.save(self.path(name), array)
+        return self.path(name)
+
+    def assert_usage_error(self, r, fragment, out=None):
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn(fragment, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, "error should be one line: " + r.stderr)
+        if out:
+            self.assertFalse(os.path.exists(out), "no output file on error")
+            self.assertEqual([f for f in os.listdir(os.path.dirname(out)) if ".tmp" in f], [])
+
+    # ---- devices / list ----
+    def test_devices_exits_zero_and_names_the_cpu(self):
+        r = run("devices")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("CPU:", r.stdout)
+        self.assertIn("GPU", r.stdout)
+
+    def test_list_shows_cpu_kernels_and_filters(self):
+        r = run("list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("gemm.cpu.reference.f32", r.stdout)
+        self.assertIn("gemm.cpu.openblas.f32", r.stdout)
+        r = run("list", "gemm.cpu.open*")
+        self.assertNotIn("gemm.cpu.reference.f32", r.stdout)
+        self.assertEqual(run("list", "nothing*").returncode, 2)
+
+    def test_no_subcommand_is_usage_error(self):
+        self.assertEqual(run().returncode, 2)
+        self.assertEqual(run("frobnicate").returncode, 2)
+        self.assertEqual(run("--help").returncode, 0)
+
+    # ---- gemm on .npy files ----
+    def check_npy_product(self, a, b, extra=(), expect=None):
+        out = self.path("out.npy")
+        r = run("gemm", "--backend", "cpu", "--a", self.save("a.npy", a), "--b", self.save("b.npy", b),
+                "--out", out, "--check", *extra)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("check: PASS", r.stdout)
+        got = np.load(out)
+        self.assertEqual(got.dtype, np.float32)
+        want = expect if expect is not None else a.astype(np.float64) @ b.astype(np.float64)
+        k = a.shape[1]
+        bound = 2 * (k + 2) * 2.0**-24 * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)) + 1e-30
+        self.assertTrue(np.all(np.abs(got - want) <= bound + 1e-6 * np.abs(want)), np.max(np.abs(got - want)))
+        return got
+
+    def test_float32_c_order(self):
+        self.check_npy_product(self.rng.standard_normal((37, 20)).astype(np.float32),
+                               self.rng.standard_normal((20, 11)).astype(np.float32))
+
+    def test_float64_fortran_order(self):
+        a = np.asfortranarray(self.rng.standard_normal((33, 17)))
+        b = np.asfortranarray(self.rng.standard_normal((17, 9)))
+        self.check_npy_product(a, b, expect=a.astype(np.float32).astype(np.float64) @ b.astype(np.float32).astype(np.float64))
+
+    def test_transposes_alpha_beta_and_c(self):
+        a = self.rng.standard_normal((20, 30)).astype(np.float32)  # used as Aᵀ: 30 × 20
+        b = self.rng.standard_normal((15, 20)).astype(np.float32)  # used as Bᵀ: 20 × 15
+        c = self.rng.standard_normal((30, 15)).astype(np.float32)
+        want = 0.5 * (a.T.astype(np.float64) @ b.T.astype(np.float64)) - 2.0 * c
+        out = self.path("out.npy")
+        r = run("gemm", "--backend", "cpu", "--a", self.save("a.npy", a), "--b", self.save("b.npy", b),
+                "--c", self.save("c.npy", c), "--trans-a", "--trans-b", "--alpha", "0.5", "--beta", "-2",
+                "--out", out, "--check")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        np.testing.assert_allclose(np.load(out), want, rtol=1e-5, atol=1e-5)
+
+    def test_every_cpu_kernel_by_id(self):
+        ids = [line.split()[0] for line in run("list", "gemm.cpu.*").stdout.splitlines()[1:] if line.startswith("gemm.")]
+        self.assertGreaterEqual(len(ids), 3)
+        a = self.rng.standard_normal((9, 8)).astype(np.float32)
+        b = self.rng.standard_normal((8, 7)).astype(np.float32)
+        for kid in ids:
+            self.check_npy_product(a, b, extra=("--kernel", kid))
+
+    def test_random_inputs_with_check(self):
+        r = run("gemm", "--backend", "cpu", "--m", "65", "--n", "33", "--k", "17", "--check", "--layout", "col")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("check: PASS", r.stdout)
+        self.assertIn("max abs error", r.stdout)
+
+    # ---- gemm: bad input gives one line, exit 2, no output ----
+    def test_shape_mismatch(self):
+        out = self.path("out.npy")
+        r = run("gemm", "--backend", "cpu", "--a", self.save("a.npy", np.ones((4, 5), np.float32)),
+                "--b", self.save("b.npy", np.ones((6, 3), np.float32)), "--out", out)
+        self.assert_usage_error(r, "shape mismatch", out)
+
+    def test_c_shape_mismatch(self):
+        out = self.path("out.npy")
+        r = run("gemm", "--backend", "cpu", "--a", self.save("a.npy", np.ones((4, 5), np.float32)),
+                "--b", self.save("b.npy", np.ones((5, 3), np.float32)),
+                "--c", self.save("c.npy", np.ones((3, 4), np.float32)), "--beta", "1", "--out", out)
+        self.assert_usage_error(r, "C must be 4 x 3", out)
+
+    def test_malformed_npy(self):
+        bad = self.path("bad.npy")
+        with open(bad, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00garbage")
+        out = self.path("out.npy")
+        r = run("gemm", "--a", bad, "--b", self.save("b.npy", np.ones((5, 3), np.float32)), "--out", out)
+        self.assert_usage_error(r, "bad.npy", out)
+
+    def test_unsupported_dtype(self):
+        out = self.path("out.npy")
+        r = run("gemm", "--a", self.save("a.npy", np.ones((2, 2), np.int32)),
+                "--b", self.save("b.npy", np.ones((2, 2), np.float32)), "--out", out)
+        self.assert_usage_error(r, "unsupported dtype", out)
+
+    def test_three_dimensional_array(self):
+        out = self.path("out.npy")
+        r = run("gemm", "--a", self.save("a.npy", np.ones((2, 2, 2), np.float32)),
+                "--b", self.save("b.npy", np.ones((2, 2), np.float32)), "--out", out)
+        self.assert_usage_error(r, "2-D", out)
+
+    def test_missing_file(self):
+        r = run("gemm", "--a", self.path("nope.npy"), "--b", self.path("nope2.npy"))
+        self.assert_usage_error(r, "nope.npy")
+
+    def test_negative_size(self):
+        self.assertEqual(run("gemm", "--m", "-4", "--n", "2", "--k", "2").returncode, 2)
+
+    def test_missing_sizes(self):
+        self.assert_usage_error(run("gemm", "--m", "4"), "--k")
+
+    def test_sizes_and_files_together(self):
+        self.assert_usage_error(run("gemm", "--m", "4", "--n", "4", "--k", "4", "--a", "x.npy", "--b", "y.npy"),
+                                "not both")
+
+    def test_beta_without_c(self):
+        r = run("gemm", "--a", self.save("a.npy", np.ones((2, 2), np.float32)),
+                "--b", self.save("b.npy", np.ones((2, 2), np.float32)), "--beta", "1")
+        self.assert_usage_error(r, "needs --c")
+
+    def test_unknown_kernel(self):
+        self.assert_usage_error(run("gemm", "--m", "4", "--n", "4", "--k", "4", "--kernel", "gemm.nope"), "gemm.nope")
+
+    def test_cuda_backend_without_gpu(self):
+        if "GPU 0:" in run("devices").stdout:
+            self.skipTest("a GPU is present")
+        self.assertEqual(run("gemm", "--m", "4", "--n", "4", "--k", "4", "--backend", "cuda").returncode, 2)
+
+    def test_unwritable_output(self):
+        r = run("gemm", "--backend", "cpu", "--m", "4", "--n", "4", "--k", "4", "--out", "/nonexistent/dir/o.npy")
+        self.assertEqual(r.returncode, 2, r.stderr)
+
+    # ---- bench gemm ----
+    def test_bench_table_csv_json(self):
+        csv, js = self.path("b.csv"), self.path("b.json")
+        r = run("bench", "gemm", "--backend", "cpu", "--sizes", "32,48x16x40", "--kernels", "gemm.cpu.*",
+                "--csv", csv, "--json", js, "--max-time", "0.05", "--min-samples", "3")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("gemm.cpu.openblas.f32", r.stdout)
+        self.assertIn("PASS", r.stdout)
+        import csv as csvmod
+        import json
+        with open(csv) as f:
+            rows = list(csvmod.DictReader(f))
+        self.assertEqual(len(rows), 2 * 3)
+        for row in rows:
+            self.assertEqual(row["outcome"], "ok")
+            self.assertGreater(float(row["gflops"]), 0)
+            self.assertIn("bench gemm", row["command"])
+        with open(js) as f:
+            doc = json.load(f)
+        self.assertEqual(len(doc["rows"]), 6)
+        self.assertEqual(doc["environment"]["backend"], "cpu")
+
+    def test_bench_bad_sizes(self):
+        self.assert_usage_error(run("bench", "gemm", "--backend", "cpu", "--sizes", "12,abc"), "'abc'")
+
+    def test_bench_unmatched_kernels(self):
+        self.assert_usage_error(run("bench", "gemm", "--backend", "cpu", "--kernels", "gemm.zzz*", "--no-baseline",
+                                    "--sizes", "8"), "matches no")
+
+    def test_bench_ctrl_c_keeps_finished_rows(self):
+        csv = self.path("int.csv")
+        p = subprocess.Popen([TILEKIT, "bench", "gemm", "--backend", "cpu", "--sizes", "64:4096:64",
+                              "--kernels", "gemm.cpu.openblas*", "--csv", csv],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(3)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 130, out + err)
+        self.assertIn("interrupted", err)
+        self.assertIn("gemm.cpu.openblas.f32", out)
+        with open(csv) as f:
+            lines = f.read().splitlines()
+        self.assertGreaterEqual(len(lines), 2)  # header and at least one finished row
+
+
+if __name__ == "__main__":
+    TILEKIT = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)

@@ -1,0 +1,59 @@
+// The registry: ids, globs, and the promises every registered kernel makes.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tilekit/registry.hpp"
+
+namespace tilekit {
+namespace {
+
+TEST(Glob, Basics) {
+  EXPECT_TRUE(glob_match("*", "gemm.cpu.reference.f32"));
+  EXPECT_TRUE(glob_match("gemm.cuda.cublas*", "gemm.cuda.cublas.f32"));
+  EXPECT_TRUE(glob_match("gemm.cuda.cublas*", "gemm.cuda.cublas_default.f32"));
+  EXPECT_FALSE(glob_match("gemm.cuda.cublas*", "gemm.cpu.openblas.f32"));
+  EXPECT_TRUE(glob_match("gemm.cuda.0*", "gemm.cuda.05_register_blocked.f32.64x64x16_t4x4"));
+  EXPECT_TRUE(glob_match("gemm.*.f32", "gemm.cpu.reference.f32"));
+  EXPECT_TRUE(glob_match("gemm.cpu.?????????.f32", "gemm.cpu.reference.f32"));
+  EXPECT_TRUE(glob_match("gemm.cuda.0[1-3]*", "gemm.cuda.02_smem_tiled.f32.16"));
+  EXPECT_FALSE(glob_match("gemm.cuda.0[1-3]*", "gemm.cuda.05_register_blocked.f32"));
+  EXPECT_TRUE(glob_match("gemm.cuda.0[!5]*", "gemm.cuda.02_smem_tiled.f32"));
+  EXPECT_FALSE(glob_match("gemm", "gemm.cpu"));
+  EXPECT_TRUE(glob_match("", ""));
+  EXPECT_FALSE(glob_match("", "x"));
+  EXPECT_TRUE(glob_match("a*b*c", "a__b__c"));
+  EXPECT_FALSE(glob_match("a*b*c", "a__b__"));
+}
+
+TEST(Registry, CpuKernelsArePresent) {
+  const Registry& r = Registry::instance();
+  ASSERT_NE(r.find_gemm("gemm.cpu.reference.f32"), nullptr);
+  ASSERT_NE(r.find_gemm("gemm.cpu.openblas.f32"), nullptr);
+  EXPECT_FALSE(r.match_gemm("gemm.cpu.blocked.f32.*").empty());
+  EXPECT_TRUE(r.find_gemm("gemm.cpu.reference.f32")->info.is_reference);
+  EXPECT_TRUE(r.find_gemm("gemm.cpu.openblas.f32")->info.is_baseline);
+}
+
+TEST(Registry, CudaBaselinesPresentExactlyWhenBuiltWithCuda) {
+  const Registry& r = Registry::instance();
+  EXPECT_EQ(r.find_gemm("gemm.cuda.cublas.f32") != nullptr, built_with_cuda());
+  EXPECT_EQ(r.find_gemm("gemm.cuda.cublas_default.f32") != nullptr, built_with_cuda());
+}
+
+TEST(Registry, EveryKernelIsCompleteAndUniquelyNamed) {
+  std::set<std::string> ids;
+  for (const auto& k : Registry::instance().gemm_kernels()) {
+    EXPECT_TRUE(ids.insert(k.info.id).second) << "duplicate id " << k.info.id;
+    EXPECT_EQ(k.info.op, "gemm") << k.info.id;
+    EXPECT_EQ(k.info.dtype, "f32") << k.info.id;
+    EXPECT_EQ(k.info.id.rfind(std::string("gemm.") + backend_name(k.info.backend) + ".", 0), 0u)
+        << k.info.id << " should start with gemm.<backend>.";
+    EXPECT_TRUE(static_cast<bool>(k.can_implement)) << k.info.id;
+    EXPECT_TRUE(static_cast<bool>(k.launch)) << k.info.id;
+    EXPECT_FALSE(k.info.requirements.empty()) << k.info.id;
+  }
+}
+
+}  // namespace
+}  // namespace tilekit

@@ -1,0 +1,42 @@
+// gemm_case.hpp — one GEMM test case, run end to end on either backend.
+//
+// Builds A, B and C with leading-dimension padding and guard bands around C, fills them with
+// fresh random data (reals, or small integers in exact mode), poisons C with NaN when beta = 0,
+// runs a kernel (or gemm() with "auto"), and checks the result against the double reference
+// and that every padding and guard element of C is untouched.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tilekit/tilekit.hpp"
+#include "tilekit/verify.hpp"
+
+namespace tilekit::testing {
+
+struct GemmCase {
+  Layout layout = Layout::kRowMajor;
+  Op op_a = Op::kN, op_b = Op::kN;
+  int64_t m = 1, n = 1, k = 1;
+  float alpha = 1.0f, beta = 0.0f;
+  int64_t ld_pad = 0;  // extra elements on every leading dimension
+  bool exact = false;  // small-integer inputs, bit-for-bit comparison
+  uint64_t seed = 1;
+  std::string describe() const;
+};
+
+struct CaseResult {
+  Status status;     // the call's status (ok, or kNotSupported when the kernel refused)
+  bool skipped = false;
+  GemmCheck check;
+  int64_t guard_violations = 0;  // padding/guard elements of C that changed
+  std::string message() const;
+};
+
+// kernel == nullptr runs gemm() with kernel "auto".
+CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel* kernel);
+
+// A seed that differs per run (time-based) unless TILEKIT_TEST_SEED is set; printed on failure.
+uint64_t test_seed();
+
+}  // namespace tilekit::testing
