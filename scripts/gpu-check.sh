@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# gpu-check.sh — everything tilekit checks on a GPU machine, in one go:
+#   1. `tilekit devices`
+#   2. the GPU test suite (TILEKIT_REQUIRE_GPU=1: a missing GPU fails instead of skipping)
+#   3. compute-sanitizer memcheck and racecheck over a small-size subset of the GPU tests
+#   4. a short benchmark: `tilekit bench gemm --sizes 1024,4096 --kernels 'gemm.cuda.cublas*'`
+# and prints a summary table last. Full logs go to $OUT (or ./gpu-check-logs).
+#
+# Usage: scripts/gpu-check.sh [BIN_DIR]   (default build/bin; the folder with tilekit and the
+#        test executables, as built by cmake --build)
+set -uo pipefail
+
+BIN=${1:-build/bin}
+LOGS=${OUT:-gpu-check-logs}
+BENCH_SIZES=${BENCH_SIZES:-1024,4096}
+BENCH_KERNELS=${BENCH_KERNELS:-gemm.cuda.cublas*}
+mkdir -p "$LOGS"
+export TILEKIT_REQUIRE_GPU=1
+declare -a summary
+
+step() {  # step NAME LOGFILE COMMAND...
+  local name=$1 log=$2
+  shift 2
+  local t0=$SECONDS
+  echo "== $name: $*" | tee "$LOGS/$log"
+  "$@" >>"$LOGS/$log" 2>&1
+  local rc=$?
+  summary+=("$(printf '%-34s %-6s %4ss  %s' "$name" "$([ $rc -eq 0 ] && echo PASS || echo "FAIL($rc)")" $((SECONDS - t0)) "$log")")
+  return $rc
+}
+
+step "devices" devices.log "$BIN/tilekit" devices
+step "GPU tests" gpu-tests.log "$BIN/tilekit_gpu_tests" --gtest_brief=1 \
+  --gtest_output="xml:$LOGS/gpu-tests.xml"
+step "CPU tests (on this machine)" cpu-tests.log "$BIN/tilekit_cpu_tests" --gtest_brief=1
+
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  # Small sizes only: the sanitizer slows kernels down by orders of magnitude.
+  SMALL='*ExactSmallIntegers*:CudaGemm.*:CudaReference.*:Device.MemoryRoundTrip'
+  step "memcheck (small sizes)" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
+    --leak-check full "$BIN/tilekit_gpu_tests" --gtest_filter="$SMALL" --gtest_brief=1
+  step "racecheck (small sizes)" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$BIN/tilekit_gpu_tests" --gtest_filter="$SMALL" --gtest_brief=1
+else
+  summary+=("$(printf '%-34s %-6s' "compute-sanitizer" "absent")")
+fi
+
+step "bench gemm" bench.log "$BIN/tilekit" bench gemm --sizes "$BENCH_SIZES" \
+  --kernels "$BENCH_KERNELS" --csv "$LOGS/bench.csv" --json "$LOGS/bench.json"
+
+echo
+echo "---- benchmark ----"
+grep -v '^==' "$LOGS/bench.log"
+echo
+echo "---- GPU test summary ----"
+grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests? ran' "$LOGS/gpu-tests.log" | tail -5
+echo
+echo "---- gpu-check summary ----"
+printf '%s\n' "${summary[@]}"
+! printf '%s\n' "${summary[@]}" | grep -q FAIL
