@@ -80,7 +80,7 @@ int run_bench_gemm(const BenchGemmOptions& o) {
       gpu ? (o.no_flush ? "cuda-events, warm L2" : "cuda-events, L2 flushed") : "steady_clock");
   std::cout << "device: " << env.device;
   if (gpu)
-    std::cout << " (sm_" << env.compute_capability << ", " << env.sm_count << " SMs, max "
+    std::cout << " (cc " << env.compute_capability << ", " << env.sm_count << " SMs, max "
               << env.sm_clock_mhz << " MHz), CUDA " << env.cuda_runtime << ", cuBLAS "
               << env.cublas;
   else
