@@ -153,7 +153,10 @@ class Cli(unittest.TestCase):
         self.assert_usage_error(r, "nope.npy")
 
     def test_negative_size(self):
-        self.assertEqual(run("gemm", "--m", "-4", "--n", "2", "--k", "2").returncode, 2)
+        self.assert_usage_error(run("gemm", "--m", "-4", "--n", "2", "--k", "2"), "--m: must be >= 0, got -4")
+
+    def test_unknown_option_is_one_line(self):
+        self.assert_usage_error(run("gemm", "--frobnicate"), "--frobnicate")
 
     def test_missing_sizes(self):
         self.assert_usage_error(run("gemm", "--m", "4"), "--k")

@@ -28,10 +28,10 @@ void add_backend_options(CLI::App* cmd, BackendOptions* opts) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--device", opts->device, "CUDA device index")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--threads", opts->threads, "CPU threads (0 = OpenMP default)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative())
       ->capture_default_str();
 }
 
@@ -53,6 +53,25 @@ Status resolve_context(const BackendOptions& opts, Context* ctx) {
   ctx->cpu_threads = opts.threads;
   return Status::ok();
 }
+
+namespace {
+CLI::Validator number_at_least(double min, const char* words) {
+  return CLI::Validator(
+      [min, words](std::string& value) -> std::string {
+        try {
+          size_t used = 0;
+          const double v = std::stod(value, &used);
+          if (used == value.size() && v >= min && (min <= 0 || v > 0)) return "";
+        } catch (const std::exception&) {
+        }
+        return std::string("must be ") + words + ", got " + value;
+      },
+      words);
+}
+}  // namespace
+
+CLI::Validator non_negative() { return number_at_least(0, ">= 0"); }
+CLI::Validator positive() { return number_at_least(1e-300, "> 0"); }
 
 void set_command_line(int argc, char** argv) {
   g_command_line.clear();

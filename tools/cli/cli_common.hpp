@@ -26,6 +26,10 @@ struct BackendOptions {
 void add_backend_options(CLI::App* cmd, BackendOptions* opts);
 Status resolve_context(const BackendOptions& opts, Context* ctx);
 
+// Validators with short messages ("--m: must be >= 0, got -4").
+CLI::Validator non_negative();
+CLI::Validator positive();
+
 // The command line as typed, for reproducibility records.
 std::string command_line();
 void set_command_line(int argc, char** argv);

@@ -130,10 +130,10 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                 "do not add the backend's baseline (cuBLAS / OpenBLAS) when --kernels leaves it out");
   cmd->add_flag("--no-flush", o->no_flush, "GPU: keep L2 warm between samples");
   cmd->add_option("--min-samples", o->min_samples, "samples at least")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--max-time", o->max_time, "seconds of samples at most, per kernel and size")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   add_backend_options(cmd, &o->backend);
   cmd->callback([exit_code, o] { *exit_code = run_bench_gemm(*o); });

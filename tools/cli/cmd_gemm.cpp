@@ -196,10 +196,10 @@ void add_gemm_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<GemmOptions>();
   CLI::App* cmd = app.add_subcommand(
       "gemm", "Run one GEMM C = alpha·op(A)·op(B) + beta·C on random inputs or .npy files");
-  cmd->add_option("--m", o->m, "rows of op(A) and C (random inputs)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--n", o->n, "columns of op(B) and C (random inputs)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--m", o->m, "rows of op(A) and C (random inputs)")->check(non_negative());
+  cmd->add_option("--n", o->n, "columns of op(B) and C (random inputs)")->check(non_negative());
   cmd->add_option("--k", o->k, "columns of op(A), rows of op(B) (random inputs)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--a", o->a_path, "A as .npy (float32/float64, C or Fortran order)");
   cmd->add_option("--b", o->b_path, "B as .npy");
   cmd->add_option("--c", o->c_path, "C as .npy, read when beta != 0");

@@ -9,6 +9,10 @@ int main(int argc, char** argv) {
   CLI::App app{"tilekit — dense matrix kernels for NVIDIA GPUs (and the CPU), verified and benchmarked"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tilekit ") + TILEKIT_VERSION_STRING);
+  // Usage errors: one line, like every other tilekit error (subcommands inherit this).
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("tilekit: error: ") + e.what() + " (see --help)\n";
+  });
   int exit_code = kExitOk;
   add_devices_command(app, &exit_code);
   add_list_command(app, &exit_code);
