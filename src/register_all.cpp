@@ -4,6 +4,7 @@
 #include "tilekit/registry.hpp"
 #if TILEKIT_WITH_CUDA
 #include "cuda/cuda_kernels.hpp"
+#include "cuda/gemm/ladder.hpp"
 #endif
 
 namespace tilekit {
@@ -18,6 +19,17 @@ void register_all(Registry& r) {
   // ---- CUDA backend: baselines ----
   r.add(cuda::cublas_gemm_kernel(cuda::CublasMath::kPedantic));  // gemm.cuda.cublas.f32
   r.add(cuda::cublas_gemm_kernel(cuda::CublasMath::kDefault));   // gemm.cuda.cublas_default.f32
+
+  // ---- CUDA backend: the GEMM ladder, one technique per step (docs/ladder.md) ----
+  r.add(cuda::naive_gemm_entry());                  // 01 one thread per element
+  r.add(cuda::smem_tiled_gemm_entry(16));           // 02 shared-memory tiles, multiples only
+  r.add(cuda::smem_tiled_gemm_entry(32));
+  r.add(cuda::smem_tiled_any_gemm_entry(16));       // 03 … for any size
+  r.add(cuda::smem_tiled_any_gemm_entry(32));
+  r.add(cuda::smem_dynamic_gemm_entry());           // 04 tile side from the occupancy API
+  r.add(cuda::register_blocked_gemm_entry(16, 16)); // 05 register blocking, 64x64 tile
+  r.add(cuda::register_blocked_gemm_entry(16, 8));
+  r.add(cuda::register_blocked_gemm_entry(8, 8));
 #endif
 }
 

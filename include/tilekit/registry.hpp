@@ -50,6 +50,9 @@ struct GemmKernel {
   std::function<Status(const GemmProblem& p, const Context& ctx)> launch;
   // Optional (GPU kernels): resources of the kernel function at its default configuration.
   std::function<Status(KernelResources* out)> resources;
+  // Optional: how the kernel configures itself at run time on the current device (e.g. a block
+  // size chosen by the occupancy API), for `tilekit list` and `tilekit gemm --verbose`.
+  std::function<Status(std::string* out)> launch_notes;
 };
 
 class Registry {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "support/gemm_case.hpp"
 #include "support/gpu_gate.hpp"
@@ -21,95 +22,100 @@ std::vector<const GemmKernel*> cuda_kernels() {
   return out;
 }
 
-std::string sanitize(const GemmKernel* k) {
-  std::string s = k ? k->info.id : "no_cuda_kernels";
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
-
-class CudaKernel : public ::testing::TestWithParam<const GemmKernel*> {
- protected:
-  void SetUp() override {
-    TILEKIT_REQUIRE_GPU_OR_SKIP();
-    if (GetParam() == nullptr) GTEST_SKIP() << "this build registers no CUDA kernels";
-  }
-  // Runs one case; a refusal is recorded as a skip with its reason, never as a pass.
-  void run(const GemmCase& c) {
-    const CaseResult r = run_gemm_case(c, Context::cuda(0), GetParam());
-    if (r.skipped) {
-      ++skipped_;
-      RecordProperty("skipped_" + std::to_string(skipped_), c.describe() + ": " + r.status.message());
-      return;
-    }
-    ++ran_;
-    EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
-        << GetParam()->info.id << " " << c.describe() << ": " << r.message();
-  }
-  void TearDown() override {
-    if (ran_ == 0 && skipped_ > 0)
-      GTEST_SKIP() << GetParam()->info.id << " refused every case (" << skipped_ << ")";
-  }
-  int ran_ = 0, skipped_ = 0;
-};
-
-TEST_P(CudaKernel, SquareSizesAroundTileEdges) {
-  for (int64_t s : {1, 7, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 509, 1000}) {
+// The cases every CUDA kernel runs, each its own test so that a refusal is reported as that
+// case being skipped (with can_implement's reason), never folded into a pass.
+std::vector<GemmCase> cases() {
+  std::vector<GemmCase> out;
+  auto add = [&](int64_t m, int64_t n, int64_t k) {
     GemmCase c;
-    c.m = c.n = c.k = s;
-    c.seed = test_seed() + static_cast<uint64_t>(s);
-    run(c);
-  }
-}
-
-TEST_P(CudaKernel, NonSquareMixes) {
-  const int64_t shapes[][3] = {{257, 1, 513}, {1, 4097, 3}, {33, 65, 17}, {1000, 7, 129},
-                               {7, 1000, 64}, {129, 127, 1}};
-  for (const auto& s : shapes) {
-    GemmCase c;
-    c.m = s[0];
-    c.n = s[1];
-    c.k = s[2];
-    c.seed = test_seed() + static_cast<uint64_t>(s[0] + s[1]);
-    run(c);
-  }
-}
-
-TEST_P(CudaKernel, LayoutsOpsAlphaBetaAndPadding) {
+    c.m = m;
+    c.n = n;
+    c.k = k;
+    out.push_back(c);
+    return &out.back();
+  };
+  // Sizes around every tile edge (16, 32, 64), primes, one big odd size.
+  for (int64_t s : {1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 509, 1000, 4097})
+    add(s, s, s);
+  // Non-square mixes.
+  add(257, 1, 513);
+  add(1, 4097, 3);
+  add(33, 65, 17);
+  add(1000, 7, 129);
+  add(7, 1000, 64);
+  add(129, 127, 1);
+  add(128, 64, 96);
+  // Both layouts × all four ops × three betas (0 poisons C with NaN), padded leading dimensions.
   for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
     for (Op op_a : {Op::kN, Op::kT})
       for (Op op_b : {Op::kN, Op::kT})
-        for (float beta : {0.0f, 1.0f, -0.5f}) {
-          GemmCase c;
-          c.layout = layout;
-          c.op_a = op_a;
-          c.op_b = op_b;
-          c.m = 129;
-          c.n = 65;
-          c.k = 63;
-          c.alpha = beta == 1.0f ? 1.0f : -1.25f;
-          c.beta = beta;
-          c.ld_pad = 5;
-          c.seed = test_seed() + 17;
-          run(c);
-        }
-}
-
-TEST_P(CudaKernel, ExactSmallIntegers) {
-  for (int64_t s : {16, 33, 64, 127}) {
-    GemmCase c;
-    c.m = s;
-    c.n = s + 1;
-    c.k = s + 2;
-    c.exact = true;
-    c.beta = 2.0f;
-    c.seed = test_seed() + static_cast<uint64_t>(s);
-    run(c);
+        for (float beta : {0.0f, 1.0f, -0.5f})
+          for (int64_t s : {64, 129}) {
+            GemmCase* c = add(s, s / 2 + 1, s - 1);
+            c->layout = layout;
+            c->op_a = op_a;
+            c->op_b = op_b;
+            c->alpha = beta == 1.0f ? 1.0f : -1.25f;
+            c->beta = beta;
+            c->ld_pad = 5;
+          }
+  // Multiples of 32 with transposes (what step 02 accepts) and padding.
+  for (Op op : {Op::kN, Op::kT}) {
+    GemmCase* c = add(96, 64, 128);
+    c->op_a = op;
+    c->op_b = op;
+    c->ld_pad = 3;
+    c->layout = op == Op::kT ? Layout::kColMajor : Layout::kRowMajor;
   }
+  // Exact small-integer mode: bit-for-bit equality with the reference.
+  for (int64_t s : {16, 33, 64, 127, 256}) {
+    GemmCase* c = add(s, s, s);
+    c->exact = true;
+    c->beta = 2.0f;
+  }
+  return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, CudaKernel, ::testing::ValuesIn(cuda_kernels()),
-                         [](const auto& info) { return sanitize(info.param); });
+std::string case_name(const GemmCase& c) {
+  std::string s = std::string(c.layout == Layout::kRowMajor ? "row" : "col") + "_" +
+                  op_char(c.op_a) + op_char(c.op_b) + "_" + std::to_string(c.m) + "x" +
+                  std::to_string(c.n) + "x" + std::to_string(c.k);
+  if (c.beta != 0.0f) s += c.beta == 1.0f ? "_beta1" : c.beta == 2.0f ? "_beta2" : "_betaneg";
+  if (c.ld_pad) s += "_pad";
+  if (c.exact) s += "_exact";
+  return s;
+}
+
+std::string sanitize(std::string s) {
+  for (char& ch : s)
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+using KernelAndCase = std::tuple<const GemmKernel*, GemmCase>;
+
+class CudaKernel : public ::testing::TestWithParam<KernelAndCase> {};
+
+TEST_P(CudaKernel, MatchesTheReference) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  const GemmKernel* kernel = std::get<0>(GetParam());
+  if (kernel == nullptr) GTEST_SKIP() << "this build registers no CUDA kernels";
+  GemmCase c = std::get<1>(GetParam());
+  c.seed = test_seed() + static_cast<uint64_t>(c.m * 131 + c.n * 7 + c.k);
+  const CaseResult r = run_gemm_case(c, Context::cuda(0), kernel);
+  if (r.skipped) GTEST_SKIP() << kernel->info.id << " refuses " << c.describe() << ": " << r.status.message();
+  EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
+      << kernel->info.id << " " << c.describe() << ": " << r.message();
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, CudaKernel,
+                         ::testing::Combine(::testing::ValuesIn(cuda_kernels()),
+                                            ::testing::ValuesIn(cases())),
+                         [](const auto& info) {
+                           const GemmKernel* k = std::get<0>(info.param);
+                           return sanitize((k ? k->info.id : "none") + "__" +
+                                           case_name(std::get<1>(info.param)));
+                         });
 
 TEST(CudaGemm, AutoServesEveryLayoutAndOp) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();

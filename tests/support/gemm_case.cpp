@@ -85,15 +85,6 @@ CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel
       }
   }
 
-  // Reference on the host, from C0.
-  GemmProblem ref_p = p;
-  ref_p.a = a.data();
-  ref_p.b = b.data();
-  ref_p.c = c0.data();
-  GemmReference ref;
-  r.status = compute_gemm_reference(Context::cpu(), ref_p, &ref);
-  if (!r.status) return r;
-
   // Run on the requested backend.
   GemmOptions options;
   const bool gpu = ctx.backend == Backend::kCuda;
@@ -112,6 +103,22 @@ CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel
     p.a = a.data();
     p.b = b.data();
     p.c = c_buf.data() + kGuard;
+  }
+  // Reference from C0 on the same backend: the CPU oracle, or its GPU twin (tested against
+  // the CPU one) so that large GPU cases do not wait minutes for the CPU.
+  GemmReference ref;
+  {
+    GemmProblem ref_p = p;
+    DeviceBuffer<float> d_c0;
+    ref_p.c = c0.data();
+    if (gpu) {
+      if (!(r.status = d_c0.allocate(c0.size(), "C0")) ||
+          !(r.status = d_c0.upload(c0.data(), c0.size())))
+        return r;
+      ref_p.c = d_c0.get();
+    }
+    r.status = compute_gemm_reference(ctx, ref_p, &ref);
+    if (!r.status) return r;
   }
   r.status = kernel ? run_gemm_kernel(*kernel, ctx, p) : gemm(ctx, p, options);
   if (r.status.code() == StatusCode::kNotSupported && kernel) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 
 #include "tilekit/tilekit.hpp"
@@ -24,6 +25,9 @@ struct GemmCase {
   uint64_t seed = 1;
   std::string describe() const;
 };
+
+// GoogleTest prints parameters with this (instead of raw bytes).
+inline void PrintTo(const GemmCase& c, std::ostream* os) { *os << c.describe(); }
 
 struct CaseResult {
   Status status;     // the call's status (ok, or kNotSupported when the kernel refused)

@@ -137,6 +137,9 @@ int run_gemm(const GemmOptions& o) {
     std::cerr << "problem: " << hp.describe() << ", alpha " << hp.alpha << ", beta " << hp.beta
               << ", lda " << hp.lda << ", ldb " << hp.ldb << ", ldc " << hp.ldc << "\n"
               << "backend: " << backend_name(ctx.backend) << "\n";
+    std::string notes;
+    if (kernel && kernel->launch_notes && kernel->launch_notes(&notes))
+      std::cerr << "launch: " << notes << "\n";
   }
 
   const auto t0 = std::chrono::steady_clock::now();

@@ -38,7 +38,14 @@ int run_list(const std::string& glob) {
     if (i.min_sm) std::cout << "; sm_" << i.min_sm << "+";
     std::cout << "\n";
   }
-  if (gpu) std::cout << "regs / smem: per thread / per block, from cudaFuncGetAttributes; '-' for library kernels.\n";
+  if (gpu) {
+    std::cout << "regs / smem: per thread / per block, from cudaFuncGetAttributes; '-' for library kernels.\n";
+    for (const auto* k : kernels) {
+      std::string notes;
+      if (k->info.backend == Backend::kCuda && k->launch_notes && k->launch_notes(&notes))
+        std::cout << k->info.id << ": " << notes << "\n";
+    }
+  }
   return kExitOk;
 }
 

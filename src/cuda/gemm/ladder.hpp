@@ -1,0 +1,46 @@
+// ladder.hpp — the CUDA GEMM ladder (host-only declarations) and what its steps share.
+//
+// Every step computes the row-major problem C = alpha·op(A)·op(B) + beta·C with op(A) and op(B)
+// chosen at compile time (four instantiations per kernel). A column-major problem is served by
+// the row/column-major identity: column-major C is row-major Cᵀ = op(B)ᵀ·op(A)ᵀ, which is the
+// same memory with A and B, m and n swapped, and the ops unchanged (to_row_major()).
+#pragma once
+
+#include <string>
+
+#include "tilekit/registry.hpp"
+
+namespace tilekit::cuda {
+
+// One GEMM in the form every ladder kernel takes: row-major, 32-bit sizes and offsets.
+struct RowMajorGemm {
+  int m = 0, n = 0, k = 0;
+  float alpha = 1, beta = 0;
+  const float* a = nullptr;
+  int lda = 0;
+  bool trans_a = false;
+  const float* b = nullptr;
+  int ldb = 0;
+  bool trans_b = false;
+  float* c = nullptr;
+  int ldc = 0;
+};
+
+// Ok when every size and every element offset of `p` fits in a 32-bit int (the ladder kernels
+// index with int); otherwise kNotSupported naming the offending quantity.
+Status check_32bit_indexing(const GemmProblem& p);
+RowMajorGemm to_row_major(const GemmProblem& p);
+
+// cudaFuncGetAttributes of a kernel, at a launch configuration.
+Status kernel_resources(const void* kernel, int block_threads, size_t dynamic_smem,
+                        KernelResources* out);
+
+// The steps, one per file (src/cuda/gemm/gemm_NN_*.cu).
+// Each returns the registry entry of its kernel (src/register_all.cpp lists them).
+GemmKernel naive_gemm_entry();                                  // 01
+GemmKernel smem_tiled_gemm_entry(int block_size);               // 02: 16 or 32
+GemmKernel smem_tiled_any_gemm_entry(int block_size);           // 03: 16 or 32
+GemmKernel smem_dynamic_gemm_entry();                           // 04
+GemmKernel register_blocked_gemm_entry(int threads_x, int threads_y);  // 05: 16x16, 16x8, 8x8
+
+}  // namespace tilekit::cuda

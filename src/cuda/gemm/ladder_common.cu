@@ -1,0 +1,63 @@
+// ladder_common.cu — host helpers the GEMM ladder steps share.
+#include <climits>
+
+#include "cuda/gemm/ladder_common.cuh"
+
+namespace tilekit::cuda {
+
+Status check_32bit_indexing(const GemmProblem& p) {
+  const std::pair<const char*, int64_t> values[] = {
+      {"m", p.m},         {"n", p.n},         {"k", p.k},         {"lda", p.lda},
+      {"ldb", p.ldb},     {"ldc", p.ldc},     {"A's span", p.a_span()},
+      {"B's span", p.b_span()}, {"C's span", p.c_span()}};
+  for (const auto& [name, v] : values)
+    if (v > INT_MAX)
+      return not_supported(std::string("indexes with 32-bit int; ") + name + " = " +
+                           std::to_string(v) + " exceeds 2^31 - 1");
+  return Status::ok();
+}
+
+RowMajorGemm to_row_major(const GemmProblem& p) {
+  RowMajorGemm g;
+  g.alpha = p.alpha;
+  g.beta = p.beta;
+  g.k = static_cast<int>(p.k);
+  g.c = p.c;
+  g.ldc = static_cast<int>(p.ldc);
+  if (p.layout == Layout::kRowMajor) {
+    g.m = static_cast<int>(p.m);
+    g.n = static_cast<int>(p.n);
+    g.a = p.a;
+    g.lda = static_cast<int>(p.lda);
+    g.trans_a = p.op_a == Op::kT;
+    g.b = p.b;
+    g.ldb = static_cast<int>(p.ldb);
+    g.trans_b = p.op_b == Op::kT;
+  } else {  // column-major C = op(A)·op(B)  ⇔  row-major Cᵀ = op(B)ᵀ·op(A)ᵀ
+    g.m = static_cast<int>(p.n);
+    g.n = static_cast<int>(p.m);
+    g.a = p.b;
+    g.lda = static_cast<int>(p.ldb);
+    g.trans_a = p.op_b == Op::kT;
+    g.b = p.a;
+    g.ldb = static_cast<int>(p.lda);
+    g.trans_b = p.op_a == Op::kT;
+  }
+  return g;
+}
+
+Status kernel_resources(const void* kernel, int block_threads, size_t dynamic_smem,
+                        KernelResources* out) {
+  cudaFuncAttributes attr{};
+  TILEKIT_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+  out->available = true;
+  out->registers_per_thread = attr.numRegs;
+  out->static_smem_bytes = attr.sharedSizeBytes;
+  out->local_bytes_per_thread = attr.localSizeBytes;
+  out->max_threads_per_block = attr.maxThreadsPerBlock;
+  out->dynamic_smem_bytes = dynamic_smem;
+  out->block_threads = block_threads;
+  return Status::ok();
+}
+
+}  // namespace tilekit::cuda
