@@ -17,14 +17,14 @@ int run_list(const std::string& glob) {
   size_t w = 2;
   for (const auto* k : kernels) w = std::max(w, k->info.id.size());
   std::cout << std::left << std::setw(static_cast<int>(w)) << "id" << "  " << std::setw(5)
-            << "step" << std::setw(10) << "role" << std::setw(30) << "tile";
+            << "step" << std::setw(10) << "role" << std::setw(38) << "tile";
   if (gpu) std::cout << std::setw(6) << "regs" << std::setw(11) << "smem B";
   std::cout << "requirements\n";
   for (const auto* k : kernels) {
     const KernelInfo& i = k->info;
     const char* role = i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit";
     std::cout << std::left << std::setw(static_cast<int>(w)) << i.id << "  " << std::setw(5)
-              << i.step << std::setw(10) << role << std::setw(30) << (i.tile.empty() ? "-" : i.tile);
+              << i.step << std::setw(10) << role << std::setw(38) << (i.tile.empty() ? "-" : i.tile);
     if (gpu) {
       KernelResources r;
       if (i.backend == Backend::kCuda && k->resources && k->resources(&r) && r.available) {
