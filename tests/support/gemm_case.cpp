@@ -18,7 +18,8 @@ std::string GemmCase::describe() const {
   std::ostringstream s;
   s << layout_name(layout) << "-major " << op_char(op_a) << op_char(op_b) << " m=" << m
     << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta << " ld_pad=" << ld_pad
-    << (exact ? " exact" : "") << " seed=" << seed;
+    << (exact ? " exact" : "");
+  if (seed) s << " seed=" << seed;
   return s.str();
 }
 
