@@ -49,11 +49,15 @@ struct DeviceInfo {
   int memory_bus_width_bits = 0;
   size_t global_memory_bytes = 0;
   int l2_cache_bytes = 0;
+  int max_threads_per_block = 0;
   int max_threads_per_sm = 0;
   int max_blocks_per_sm = 0;
   int regs_per_sm = 0;
+  int regs_per_block = 0;
   size_t smem_per_sm_bytes = 0;
+  size_t smem_per_block_bytes = 0;        // without opt-in (48 KB)
   size_t smem_per_block_optin_bytes = 0;
+  size_t reserved_smem_per_block_bytes = 0;
   int warp_size = 32;
   int driver_version = 0, runtime_version = 0;
 

@@ -39,6 +39,7 @@ struct KernelResources {
   int max_threads_per_block = 0;
   size_t dynamic_smem_bytes = 0;  // at the kernel's default launch configuration
   int block_threads = 0;          // at the kernel's default launch configuration
+  const void* function = nullptr; // the __global__ function (for the CUDA occupancy API)
 };
 
 struct GemmKernel {

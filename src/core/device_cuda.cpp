@@ -55,6 +55,10 @@ Status query_device(int index, DeviceInfo* out) {
   std::copy(std::begin(prop.name), std::end(prop.name), name);
   d.name = name;
   d.global_memory_bytes = prop.totalGlobalMem;
+  d.smem_per_block_bytes = prop.sharedMemPerBlock;
+  d.reserved_smem_per_block_bytes = prop.reservedSharedMemPerBlock;
+  d.regs_per_block = prop.regsPerBlock;
+  d.max_threads_per_block = prop.maxThreadsPerBlock;
   auto attr = [&](cudaDeviceAttr a, int* v) { return cudaDeviceGetAttribute(v, a, index); };
   int smem_sm = 0, smem_optin = 0;
   TILEKIT_CUDA_TRY(attr(cudaDevAttrComputeCapabilityMajor, &d.cc_major));

@@ -182,6 +182,77 @@ class Cli(unittest.TestCase):
         r = run("gemm", "--backend", "cpu", "--m", "4", "--n", "4", "--k", "4", "--out", "/nonexistent/dir/o.npy")
         self.assertEqual(r.returncode, 2, r.stderr)
 
+    # ---- occupancy / banks / inspect ----
+    def test_occupancy_json_for_every_arch(self):
+        import json
+        for arch in ["sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_120"]:
+            r = run("occupancy", "--arch", arch, "--threads", "256", "--regs", "64", "--smem", "8192",
+                    "--dyn-smem", "0", "--json")
+            self.assertEqual(r.returncode, 0, arch + r.stderr)
+            doc = json.loads(r.stdout)
+            for key in ["arch", "threads", "regs", "smem", "dyn_smem", "blocks_per_sm", "warps_per_sm",
+                        "occupancy", "limiters"]:
+                self.assertIn(key, doc)
+            self.assertEqual(doc["arch"], arch)
+            self.assertTrue(0 <= doc["occupancy"] <= 1)
+        doc = json.loads(run("occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "64",
+                             "--smem", "8192", "--json").stdout)
+        self.assertEqual((doc["blocks_per_sm"], doc["warps_per_sm"], doc["limiters"]), (4, 32, ["registers"]))
+
+    def test_occupancy_text_has_the_sheffield_formula(self):
+        r = run("occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "64", "--smem", "8192")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("(4·132)·256 / (2048·132)", r.stdout)
+        self.assertIn("50.0%", r.stdout)
+
+    def test_occupancy_sweep_and_plot(self):
+        r = run("occupancy", "--arch", "sm_86", "--regs", "40", "--sweep")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sum(1 for l in r.stdout.splitlines() if l.strip()[:1].isdigit()), 32)
+        png = self.path("occ.png")
+        r = run("occupancy", "--arch", "sm_86", "--regs", "40", "--plot", png)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(png, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_occupancy_cannot_launch_says_why(self):
+        r = run("occupancy", "--arch", "sm_90", "--threads", "1024", "--regs", "255")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("cannot launch", r.stdout)
+
+    def test_occupancy_bad_input(self):
+        for args, frag in [(["--arch", "sm_42"], "unknown architecture"),
+                           (["--arch", "sm_90", "--threads", "0"], "--threads 0"),
+                           (["--arch", "sm_90", "--threads", "2048"], "--threads 2048"),
+                           (["--arch", "sm_90", "--regs", "300"], "--regs 300"),
+                           (["--arch", "sm_90", "--regs", "-1"], "--regs -1"),
+                           (["--arch", "sm_90", "--dyn-smem", "300000"], "per-block limit"),
+                           (["--arch", "sm_90", "--smem", "-5"], ">= 0")]:
+            self.assert_usage_error(run("occupancy", *args), frag)
+
+    def test_banks_lecture_cases(self):
+        cases = [(["--shape", "32x32", "--index", "y,x"], "conflict-free"),
+                 (["--shape", "32x32", "--index", "x,y"], "32-way"),
+                 (["--shape", "16x16", "--index", "x,y"], "8-way"),
+                 (["--shape", "64x64", "--index", "x,y"], "32-way"),
+                 (["--shape", "32x32", "--pad", "1", "--index", "x,y"], "conflict-free")]
+        for args, verdict in cases:
+            r = run("banks", *args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(verdict, r.stdout, args)
+
+    def test_banks_bad_input(self):
+        self.assert_usage_error(run("banks", "--shape", "32"), "--shape")
+        self.assert_usage_error(run("banks", "--elem", "3"), "--elem 3")
+        self.assert_usage_error(run("banks", "--index", "x+1,y"), "lane 31")
+
+    def test_inspect_without_gpu(self):
+        if "GPU 0:" in run("devices").stdout:
+            self.skipTest("a GPU is present")
+        r = run("inspect")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("tilekit occupancy", r.stderr)
+
     # ---- bench gemm ----
     def test_bench_table_csv_json(self):
         csv, js = self.path("b.csv"), self.path("b.json")

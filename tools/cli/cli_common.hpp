@@ -39,5 +39,8 @@ void add_devices_command(CLI::App& app, int* exit_code);
 void add_list_command(CLI::App& app, int* exit_code);
 void add_gemm_command(CLI::App& app, int* exit_code);
 void add_bench_command(CLI::App& app, int* exit_code);
+void add_occupancy_command(CLI::App& app, int* exit_code);
+void add_inspect_command(CLI::App& app, int* exit_code);
+void add_banks_command(CLI::App& app, int* exit_code);
 
 }  // namespace tilekit::cli

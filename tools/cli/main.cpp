@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   add_list_command(app, &exit_code);
   add_gemm_command(app, &exit_code);
   add_bench_command(app, &exit_code);
+  add_occupancy_command(app, &exit_code);
+  add_inspect_command(app, &exit_code);
+  add_banks_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -57,6 +57,7 @@ Status kernel_resources(const void* kernel, int block_threads, size_t dynamic_sm
   out->max_threads_per_block = attr.maxThreadsPerBlock;
   out->dynamic_smem_bytes = dynamic_smem;
   out->block_threads = block_threads;
+  out->function = kernel;
   return Status::ok();
 }
 
