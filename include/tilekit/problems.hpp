@@ -56,4 +56,36 @@ bool is_quick_return(const GemmProblem& p);
 // True when op(A)·op(B) contributes nothing and C only needs scaling by beta.
 inline bool only_scales_c(const GemmProblem& p) { return p.alpha == 0.0f || p.k == 0; }
 
+// B = Aᵀ out of place: A is rows × cols, B is cols × rows, both row-major (float32).
+struct TransposeProblem {
+  int64_t rows = 0, cols = 0;
+  const float* a = nullptr;
+  int64_t lda = 0;  // >= max(1, cols)
+  float* b = nullptr;
+  int64_t ldb = 0;  // >= max(1, rows)
+  std::string describe() const;  // "4096x4096"
+};
+// rows, cols >= 0; lda >= max(1, cols); ldb >= max(1, rows); pointers non-null when used;
+// a and b must not overlap.
+Status validate(const TransposeProblem& p);
+
+// *result = Σ x[i]·y[i] over n float32 elements (result: device memory on the CUDA backend).
+struct DotProblem {
+  int64_t n = 0;
+  const float* x = nullptr;
+  const float* y = nullptr;
+  float* result = nullptr;
+  std::string describe() const;
+};
+Status validate(const DotProblem& p);
+
+// y[0..n) = x[0..n): the memory-bandwidth yardstick.
+struct CopyProblem {
+  int64_t n = 0;
+  const float* x = nullptr;
+  float* y = nullptr;
+  std::string describe() const;
+};
+Status validate(const CopyProblem& p);
+
 }  // namespace tilekit

@@ -42,13 +42,16 @@ struct KernelResources {
   const void* function = nullptr; // the __global__ function (for the CUDA occupancy API)
 };
 
-struct GemmKernel {
+// One registered kernel for problems of type P (GemmProblem, TransposeProblem, DotProblem,
+// CopyProblem).
+template <typename P>
+struct Kernel {
   KernelInfo info;
   // Ok when this kernel computes `p` correctly on `device` (nullptr for CPU kernels);
   // otherwise a kNotSupported status whose message says why.
-  std::function<Status(const GemmProblem& p, const DeviceInfo* device)> can_implement;
-  // Runs on a validated problem that is not a quick return and has alpha != 0, k > 0.
-  std::function<Status(const GemmProblem& p, const Context& ctx)> launch;
+  std::function<Status(const P& p, const DeviceInfo* device)> can_implement;
+  // Runs a validated problem (for GEMM: not a quick return, alpha != 0, k > 0).
+  std::function<Status(const P& p, const Context& ctx)> launch;
   // Optional (GPU kernels): resources of the kernel function at its default configuration.
   std::function<Status(KernelResources* out)> resources;
   // Optional: how the kernel configures itself at run time on the current device (e.g. a block
@@ -56,23 +59,70 @@ struct GemmKernel {
   std::function<Status(std::string* out)> launch_notes;
 };
 
+using GemmKernel = Kernel<GemmProblem>;
+using TransposeKernel = Kernel<TransposeProblem>;
+using DotKernel = Kernel<DotProblem>;
+using CopyKernel = Kernel<CopyProblem>;
+
+bool glob_match(const std::string& pattern, const std::string& text);
+
+// The kernels of one op, in registration order.
+template <typename K>
+class KernelList {
+ public:
+  void add(K kernel) {
+    // A duplicate id is a programming error in register_all(); keep both and make the mistake
+    // visible in `tilekit list` rather than aborting.
+    if (find(kernel.info.id) != nullptr) kernel.info.id += ".DUPLICATE";
+    kernels_.push_back(std::move(kernel));
+  }
+  const std::vector<K>& all() const { return kernels_; }
+  const K* find(const std::string& id) const {
+    for (const auto& k : kernels_)
+      if (k.info.id == id) return &k;
+    return nullptr;
+  }
+  // Kernels whose id matches the shell-style glob (`*`, `?`, `[...]`).
+  std::vector<const K*> match(const std::string& glob) const {
+    std::vector<const K*> out;
+    for (const auto& k : kernels_)
+      if (glob_match(glob, k.info.id)) out.push_back(&k);
+    return out;
+  }
+
+ private:
+  std::vector<K> kernels_;
+};
+
 class Registry {
  public:
   // The process-wide registry, filled once by register_all() on first use.
   static const Registry& instance();
 
-  void add(GemmKernel kernel);  // used by register_all(); rejects duplicate ids
-  const std::vector<GemmKernel>& gemm_kernels() const { return gemm_; }
-  const GemmKernel* find_gemm(const std::string& id) const;
-  // Kernels whose id matches the shell-style glob (`*`, `?`, `[...]`), in registration order.
-  std::vector<const GemmKernel*> match_gemm(const std::string& glob) const;
+  KernelList<GemmKernel> gemm;
+  KernelList<TransposeKernel> transpose;
+  KernelList<DotKernel> dot;
+  KernelList<CopyKernel> copy;
 
- private:
-  std::vector<GemmKernel> gemm_;
+  void add(GemmKernel k) { gemm.add(std::move(k)); }
+  void add(TransposeKernel k) { transpose.add(std::move(k)); }
+  void add(DotKernel k) { dot.add(std::move(k)); }
+  void add(CopyKernel k) { copy.add(std::move(k)); }
+
+  const std::vector<GemmKernel>& gemm_kernels() const { return gemm.all(); }
+  const GemmKernel* find_gemm(const std::string& id) const { return gemm.find(id); }
+  std::vector<const GemmKernel*> match_gemm(const std::string& glob) const {
+    return gemm.match(glob);
+  }
+
+  // Every kernel of every op with the resource queries, for `tilekit list` and `inspect`.
+  struct Entry {
+    const KernelInfo* info;
+    const std::function<Status(KernelResources*)>* resources;
+    const std::function<Status(std::string*)>* launch_notes;
+  };
+  std::vector<Entry> match_any(const std::string& glob) const;
 };
-
-// Shell-style glob match, as used by --kernels.
-bool glob_match(const std::string& pattern, const std::string& text);
 
 // Chooses what kernel "auto" runs: the highest auto_rank kernel on the context's backend whose
 // can_implement accepts `p`. Fails with the reasons when none can.

@@ -42,4 +42,22 @@ Status gemm(const Context& ctx, const GemmProblem& problem, const GemmOptions& o
 // applied exactly as gemm() applies them (used by tests and benchmarks).
 Status run_gemm_kernel(const GemmKernel& kernel, const Context& ctx, const GemmProblem& problem);
 
+struct KernelOptions {
+  std::string kernel = "auto";  // a registry id, or "auto" for the best that can run it
+};
+
+// B = Aᵀ, out of place, float32 row-major: A is rows × cols (lda), B is cols × rows (ldb).
+Status transpose(const Context& ctx, int64_t rows, int64_t cols, const float* a, int64_t lda,
+                 float* b, int64_t ldb, const KernelOptions& options = {});
+
+// *result = Σ x[i]·y[i] over n float32 elements; n = 0 gives 0. On the CUDA backend x, y and
+// result are device pointers and the call is asynchronous on ctx.stream.
+Status dot(const Context& ctx, int64_t n, const float* x, const float* y, float* result,
+           const KernelOptions& options = {});
+
+// Run one registered kernel with the same validation and checks as the calls above.
+Status run_transpose_kernel(const TransposeKernel& k, const Context& ctx, const TransposeProblem& p);
+Status run_dot_kernel(const DotKernel& k, const Context& ctx, const DotProblem& p);
+Status run_copy_kernel(const CopyKernel& k, const Context& ctx, const CopyProblem& p);
+
 }  // namespace tilekit

@@ -68,6 +68,46 @@ Status validate(const GemmProblem& p) {
   return Status::ok();
 }
 
+std::string TransposeProblem::describe() const {
+  return std::to_string(rows) + "x" + std::to_string(cols);
+}
+std::string DotProblem::describe() const { return "n=" + std::to_string(n); }
+std::string CopyProblem::describe() const { return "n=" + std::to_string(n); }
+
+Status validate(const TransposeProblem& p) {
+  if (p.rows < 0) return invalid_argument("transpose: rows = " + std::to_string(p.rows) + " must be >= 0");
+  if (p.cols < 0) return invalid_argument("transpose: cols = " + std::to_string(p.cols) + " must be >= 0");
+  const int64_t min_lda = std::max<int64_t>(1, p.cols), min_ldb = std::max<int64_t>(1, p.rows);
+  if (p.lda < min_lda)
+    return invalid_argument("transpose: lda = " + std::to_string(p.lda) + " must be >= " +
+                            std::to_string(min_lda) + " (A is " + shape(p.rows, p.cols) + ")");
+  if (p.ldb < min_ldb)
+    return invalid_argument("transpose: ldb = " + std::to_string(p.ldb) + " must be >= " +
+                            std::to_string(min_ldb) + " (B = Aᵀ is " + shape(p.cols, p.rows) + ")");
+  if (p.rows == 0 || p.cols == 0) return Status::ok();
+  if (p.a == nullptr) return invalid_argument("transpose: A is null");
+  if (p.b == nullptr) return invalid_argument("transpose: B is null");
+  const float* a_end = p.a + (p.rows - 1) * p.lda + p.cols;
+  const float* b_end = p.b + (p.cols - 1) * p.ldb + p.rows;
+  if (p.a < b_end && p.b < a_end)
+    return invalid_argument("transpose: A and B overlap (the transpose is out of place)");
+  return Status::ok();
+}
+
+Status validate(const DotProblem& p) {
+  if (p.n < 0) return invalid_argument("dot: n = " + std::to_string(p.n) + " must be >= 0");
+  if (p.result == nullptr) return invalid_argument("dot: result is null");
+  if (p.n > 0 && p.x == nullptr) return invalid_argument("dot: x is null");
+  if (p.n > 0 && p.y == nullptr) return invalid_argument("dot: y is null");
+  return Status::ok();
+}
+
+Status validate(const CopyProblem& p) {
+  if (p.n < 0) return invalid_argument("copy: n = " + std::to_string(p.n) + " must be >= 0");
+  if (p.n > 0 && (p.x == nullptr || p.y == nullptr)) return invalid_argument("copy: null pointer");
+  return Status::ok();
+}
+
 bool is_quick_return(const GemmProblem& p) {
   return p.m == 0 || p.n == 0 || ((p.alpha == 0.0f || p.k == 0) && p.beta == 1.0f);
 }

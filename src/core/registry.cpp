@@ -15,23 +15,15 @@ const Registry& Registry::instance() {
   return registry;
 }
 
-void Registry::add(GemmKernel kernel) {
-  // A duplicate id is a programming error in register_all(); keep the first and make the
-  // mistake visible in `tilekit list` rather than aborting.
-  if (find_gemm(kernel.info.id) != nullptr) kernel.info.id += ".DUPLICATE";
-  gemm_.push_back(std::move(kernel));
-}
-
-const GemmKernel* Registry::find_gemm(const std::string& id) const {
-  for (const auto& k : gemm_)
-    if (k.info.id == id) return &k;
-  return nullptr;
-}
-
-std::vector<const GemmKernel*> Registry::match_gemm(const std::string& glob) const {
-  std::vector<const GemmKernel*> out;
-  for (const auto& k : gemm_)
-    if (glob_match(glob, k.info.id)) out.push_back(&k);
+std::vector<Registry::Entry> Registry::match_any(const std::string& glob) const {
+  std::vector<Entry> out;
+  auto collect = [&](const auto& list) {
+    for (const auto* k : list.match(glob)) out.push_back({&k->info, &k->resources, &k->launch_notes});
+  };
+  collect(gemm);
+  collect(transpose);
+  collect(dot);
+  collect(copy);
   return out;
 }
 

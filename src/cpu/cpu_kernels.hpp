@@ -15,6 +15,13 @@ GemmKernel blocked_gemm_kernel();
 // gemm.cpu.openblas.f32 — OpenBLAS cblas_sgemm, the CPU baseline.
 GemmKernel openblas_gemm_kernel();
 
+// Transpose, dot and copy (src/cpu/memory_kernels.cpp).
+TransposeKernel transpose_reference_kernel();
+TransposeKernel transpose_blocked_kernel();
+DotKernel dot_reference_kernel();
+DotKernel dot_openmp_kernel();
+CopyKernel copy_memcpy_kernel();
+
 // alpha·op(A)·op(B) + beta·C0 in double (`value`), and |alpha|·|op(A)|·|op(B)| + |beta|·|C0|
 // (`magnitude`, may be null), both dense row-major m × n. C0 is read from p.c only when
 // beta != 0. Host pointers. OpenMP-parallel over rows.

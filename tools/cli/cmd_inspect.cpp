@@ -19,9 +19,9 @@ int run_inspect(const std::string& glob) {
   Status s = query_device(0, &d);
   if (!s) return fail(s);
   const ArchProperties arch = architecture_of(d);
-  const auto kernels = Registry::instance().match_gemm(glob);
+  const auto kernels = Registry::instance().match_any(glob);
   size_t w = 6;
-  for (const auto* k : kernels) w = std::max(w, k->info.id.size());
+  for (const auto& k : kernels) w = std::max(w, k.info->id.size());
   std::cout << d.name << " (" << arch.name << ", " << arch.sm_count << " SMs)\n"
             << std::left << std::setw(static_cast<int>(w)) << "kernel" << std::right
             << std::setw(6) << "regs" << std::setw(9) << "smem B" << std::setw(9) << "dyn B"
@@ -29,15 +29,15 @@ int run_inspect(const std::string& glob) {
             << std::setw(8) << "blk/SM" << std::setw(8) << "occ" << "  limiter            "
             << "API block\n";
   int shown = 0;
-  for (const auto* k : kernels) {
-    if (k->info.backend != Backend::kCuda) continue;
+  for (const auto& k : kernels) {
+    if (k.info->backend != Backend::kCuda) continue;
     KernelResources r;
-    if (!k->resources) {
-      std::cout << std::left << std::setw(static_cast<int>(w)) << k->info.id << std::right
+    if (!*k.resources) {
+      std::cout << std::left << std::setw(static_cast<int>(w)) << k.info->id << std::right
                 << "  (library kernel: resources not visible)\n";
       continue;
     }
-    if (!(s = k->resources(&r))) return fail(s);
+    if (!(s = (*k.resources)(&r))) return fail(s);
     OccupancyQuery q;
     q.threads = r.block_threads;
     q.regs = r.registers_per_thread;
@@ -53,7 +53,7 @@ int run_inspect(const std::string& glob) {
     for (const auto& l : o.limiters) limiter += (limiter.empty() ? "" : ",") + l;
     std::ostringstream occ;
     occ << std::fixed << std::setprecision(0) << 100 * o.occupancy << "%";
-    std::cout << std::left << std::setw(static_cast<int>(w)) << k->info.id << std::right
+    std::cout << std::left << std::setw(static_cast<int>(w)) << k.info->id << std::right
               << std::setw(6) << r.registers_per_thread << std::setw(9) << r.static_smem_bytes
               << std::setw(9) << r.dynamic_smem_bytes << std::setw(8) << r.local_bytes_per_thread
               << std::setw(8) << r.max_threads_per_block << std::setw(8) << r.block_threads
@@ -74,7 +74,7 @@ int run_inspect(const std::string& glob) {
 }  // namespace
 
 void add_inspect_command(CLI::App& app, int* exit_code) {
-  auto glob = std::make_shared<std::string>("gemm.cuda.*");
+  auto glob = std::make_shared<std::string>("*.cuda.*");
   CLI::App* cmd = app.add_subcommand(
       "inspect", "Registers, shared memory, spills and occupancy of each CUDA kernel (GPU)");
   cmd->add_option("glob", *glob, "kernel ids to show")->capture_default_str();

@@ -8,26 +8,26 @@ namespace tilekit::cli {
 namespace {
 
 int run_list(const std::string& glob) {
-  const auto kernels = Registry::instance().match_gemm(glob);
+  const auto kernels = Registry::instance().match_any(glob);
   if (kernels.empty()) {
     std::cerr << "tilekit: no kernel matches '" << glob << "'\n";
     return kExitUsage;
   }
   const bool gpu = cuda_device_count() > 0;
   size_t w = 2;
-  for (const auto* k : kernels) w = std::max(w, k->info.id.size());
+  for (const auto& k : kernels) w = std::max(w, k.info->id.size());
   std::cout << std::left << std::setw(static_cast<int>(w)) << "id" << "  " << std::setw(5)
             << "step" << std::setw(10) << "role" << std::setw(38) << "tile";
   if (gpu) std::cout << std::setw(6) << "regs" << std::setw(11) << "smem B";
   std::cout << "requirements\n";
-  for (const auto* k : kernels) {
-    const KernelInfo& i = k->info;
+  for (const auto& k : kernels) {
+    const KernelInfo& i = *k.info;
     const char* role = i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit";
     std::cout << std::left << std::setw(static_cast<int>(w)) << i.id << "  " << std::setw(5)
               << i.step << std::setw(10) << role << std::setw(38) << (i.tile.empty() ? "-" : i.tile);
     if (gpu) {
       KernelResources r;
-      if (i.backend == Backend::kCuda && k->resources && k->resources(&r) && r.available) {
+      if (i.backend == Backend::kCuda && *k.resources && (*k.resources)(&r) && r.available) {
         std::cout << std::setw(6) << r.registers_per_thread << std::setw(11)
                   << r.static_smem_bytes + r.dynamic_smem_bytes;
       } else {
@@ -40,10 +40,10 @@ int run_list(const std::string& glob) {
   }
   if (gpu) {
     std::cout << "regs / smem: per thread / per block, from cudaFuncGetAttributes; '-' for library kernels.\n";
-    for (const auto* k : kernels) {
+    for (const auto& k : kernels) {
       std::string notes;
-      if (k->info.backend == Backend::kCuda && k->launch_notes && k->launch_notes(&notes))
-        std::cout << k->info.id << ": " << notes << "\n";
+      if (k.info->backend == Backend::kCuda && *k.launch_notes && (*k.launch_notes)(&notes))
+        std::cout << k.info->id << ": " << notes << "\n";
     }
   }
   return kExitOk;

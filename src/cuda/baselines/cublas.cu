@@ -9,7 +9,9 @@
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/kernel_entry.hpp"
 #include "cuda/cuda_kernels.hpp"
+#include "cuda/memory_ladders.hpp"
 #include "tilekit/device.hpp"
 
 namespace tilekit {
@@ -106,6 +108,54 @@ GemmKernel cublas_gemm_kernel(CublasMath math) {
   k.info.auto_rank = pedantic ? 10 : 20;
   k.can_implement = [](const GemmProblem&, const DeviceInfo*) { return Status::ok(); };
   k.launch = [math](const GemmProblem& p, const Context& ctx) { return cublas_launch(p, ctx, math); };
+  return k;
+}
+
+// transpose.cuda.cublas_geam.f32 — cublasSgeam with alpha = 1, beta = 0, transa = T: the baseline
+// transpose. cuBLAS is column-major. The row-major output Aᵀ (cols × rows, ldb) is, in memory,
+// the column-major rows × cols matrix A; the row-major input A (rows × cols, lda) is, in memory,
+// the column-major matrix Aᵀ. So C (column-major rows × cols, ldc = ldb) = op(Aᵀ) with op = T.
+// beta = 0 and B = C with transb = N is cuBLAS's documented in-place form: B is not read.
+TransposeKernel transpose_cublas_geam_entry() {
+  auto k = cuda_entry<TransposeProblem>("transpose.cuda.cublas_geam.f32", "transpose", 0, "",
+                                        "any shape with 32-bit sizes", 10);
+  k.info.is_baseline = true;
+  k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) -> Status {
+    if (p.rows > INT32_MAX || p.cols > INT32_MAX || p.lda > INT32_MAX || p.ldb > INT32_MAX)
+      return not_supported("cublasSgeam takes 32-bit sizes");
+    return Status::ok();
+  };
+  k.launch = [](const TransposeProblem& p, const Context& ctx) -> Status {
+    cublasHandle_t h = nullptr;
+    TILEKIT_RETURN_IF_ERROR(handle_for(ctx.device, &h));
+    TILEKIT_CUBLAS_TRY(cublasSetStream(h, ctx.stream));
+    const float one = 1.0f, zero = 0.0f;
+    TILEKIT_CUBLAS_TRY(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(p.rows),
+                                   static_cast<int>(p.cols), &one, p.a, static_cast<int>(p.lda),
+                                   &zero, p.b, static_cast<int>(p.ldb), p.b,
+                                   static_cast<int>(p.ldb)));
+    TILEKIT_CUDA_CHECK_LAUNCH("cublasSgeam");
+    return Status::ok();
+  };
+  return k;
+}
+
+// dot.cuda.cublas.f32 — cublasSdot with the result in device memory.
+DotKernel dot_cublas_entry() {
+  auto k = cuda_entry<DotProblem>("dot.cuda.cublas.f32", "dot", 0, "", "any n", 10);
+  k.info.is_baseline = true;
+  k.launch = [](const DotProblem& p, const Context& ctx) -> Status {
+    cublasHandle_t h = nullptr;
+    TILEKIT_RETURN_IF_ERROR(handle_for(ctx.device, &h));
+    TILEKIT_CUBLAS_TRY(cublasSetStream(h, ctx.stream));
+    TILEKIT_CUBLAS_TRY(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+    const cublasStatus_t s = cublasSdot_64(h, p.n, p.x, 1, p.y, 1, p.result);
+    // The GEMM baselines pass alpha and beta from the host: restore the default mode.
+    TILEKIT_CUBLAS_TRY(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    TILEKIT_CUBLAS_TRY(s);
+    TILEKIT_CUDA_CHECK_LAUNCH("cublasSdot_64");
+    return Status::ok();
+  };
   return k;
 }
 

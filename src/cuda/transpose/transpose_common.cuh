@@ -1,0 +1,45 @@
+// transpose_common.cuh — what the transpose ladder's steps share (internal).
+#pragma once
+
+#include <climits>
+#include <string>
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/common/kernel_entry.hpp"
+#include "cuda/gemm/ladder.hpp"
+#include "cuda/memory_ladders.hpp"
+
+namespace tilekit::cuda {
+
+// B = Aᵀ with 32-bit sizes and offsets: A is rows × cols (lda), B is cols × rows (ldb).
+struct TransposeArgs {
+  int rows = 0, cols = 0;
+  const float* a = nullptr;
+  int lda = 0;
+  float* b = nullptr;
+  int ldb = 0;
+};
+
+inline Status to_transpose_args(const TransposeProblem& p, TransposeArgs* out) {
+  const int64_t a_span = (p.rows - 1) * p.lda + p.cols, b_span = (p.cols - 1) * p.ldb + p.rows;
+  if (a_span > INT_MAX || b_span > INT_MAX)
+    return not_supported("indexes with 32-bit int; the matrices span more than 2^31 - 1 elements");
+  *out = TransposeArgs{static_cast<int>(p.rows), static_cast<int>(p.cols), p.a,
+                       static_cast<int>(p.lda), p.b, static_cast<int>(p.ldb)};
+  return Status::ok();
+}
+
+inline Status needs_multiple(const TransposeProblem& p, int tile) {
+  if (p.rows % tile || p.cols % tile)
+    return not_supported("needs rows and cols multiples of the " + std::to_string(tile) + "x" +
+                         std::to_string(tile) + " tile (got " + p.describe() +
+                         "); step 06 takes any shape");
+  return Status::ok();
+}
+
+inline Status grid_fits(int64_t blocks_y) {
+  if (blocks_y > 65535) return not_supported("more than 65535 row tiles in grid.y");
+  return Status::ok();
+}
+
+}  // namespace tilekit::cuda
