@@ -182,6 +182,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       row.kernel = kernel->info.id;
       row.is_baseline = kernel->info.is_baseline;
       row.shape = shape;
+      row.size = shape.str();
       row.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
                       static_cast<double>(p.k) +
                   (cfg.beta != 0.0f ? 3.0 * static_cast<double>(p.m * p.n) : 0.0);

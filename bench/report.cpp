@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 namespace tilekit::bench {
-namespace {
 
 // Writes `text` to `path` through a temporary file, so a failure leaves no partial file.
 Status write_file_atomically(const std::string& path, const std::string& text) {
@@ -33,6 +32,8 @@ Status write_file_atomically(const std::string& path, const std::string& text) {
   }
   return Status::ok();
 }
+
+namespace {
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -81,47 +82,96 @@ Environment describe_environment(const Context& ctx, const std::string& command_
   return e;
 }
 
-void print_gemm_table(std::ostream& out, const std::vector<BenchRow>& rows,
-                      const std::string& baseline_id) {
-  size_t w = 6;
-  for (const auto& r : rows) w = std::max(w, r.kernel.size());
+namespace {
+
+std::string ratio_text(double r) { return r > 0 ? fixed(100 * r, 1) : std::string("-"); }
+
+void print_failure(std::ostream& out, const BenchRow& r, int blanks) {
+  for (int i = 0; i < blanks; ++i) out << std::setw(i == 0 ? 11 : 9) << "-";
+  out << "  " << r.outcome << ": " << r.detail << "\n";
+}
+
+void print_gemm_rows(std::ostream& out, const std::vector<BenchRow>& rows, size_t w) {
   out << std::left << std::setw(static_cast<int>(w)) << "kernel" << "  " << std::setw(15) << "size"
       << std::right << std::setw(11) << "median ms" << std::setw(11) << "GFLOP/s"
       << std::setw(10) << "% base" << std::setw(9) << "samples" << std::setw(8) << "noise"
       << "  verdict\n";
   for (const auto& r : rows) {
     out << std::left << std::setw(static_cast<int>(w)) << r.kernel << "  " << std::setw(15)
-        << r.shape.str() << std::right;
-    if (r.outcome == "ok") {
-      out << std::setw(11) << fixed(r.timing.median_s * 1e3, 3) << std::setw(11)
-          << fixed(r.gflops, 1) << std::setw(10)
-          << (r.baseline_ratio > 0 ? fixed(100 * r.baseline_ratio, 1) : std::string("-"))
-          << std::setw(9) << r.timing.samples << std::setw(7) << fixed(100 * r.timing.noise, 1)
-          << "%  PASS (max rel err " << std::scientific << std::setprecision(1)
-          << r.max_rel_error << std::defaultfloat << ")\n";
-    } else {
-      out << std::setw(11) << "-" << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(9)
-          << "-" << std::setw(8) << "-" << "  " << r.outcome << ": " << r.detail << "\n";
+        << r.size << std::right;
+    if (r.outcome != "ok") {
+      print_failure(out, r, 5);
+      continue;
     }
+    out << std::setw(11) << fixed(r.timing.median_s * 1e3, 3) << std::setw(11)
+        << fixed(r.gflops, 1) << std::setw(10) << ratio_text(r.baseline_ratio) << std::setw(9)
+        << r.timing.samples << std::setw(7) << fixed(100 * r.timing.noise, 1)
+        << "%  PASS (max rel err " << std::scientific << std::setprecision(1) << r.max_rel_error
+        << std::defaultfloat << ")\n";
   }
-  out << "% base: GFLOP/s relative to " << baseline_id
-      << " at the same size in this run; noise: half the interquartile range over the median.\n";
 }
 
-Status write_gemm_csv(const std::string& path, const std::vector<BenchRow>& rows,
-                      const Environment& env) {
-  std::ostringstream s;
-  s << "kernel,m,n,k,outcome,median_ms,min_ms,max_ms,q1_ms,q3_ms,samples,noise,converged,gflops,"
-       "baseline_ratio,max_rel_error,detail,backend,device,compute_capability,sm_count,"
-       "sm_clock_mhz,memory_clock_mhz,cuda_runtime,cuda_driver,cublas,openblas,cpu_threads,"
-       "timing,tilekit,timestamp_utc,command\n";
+void print_memory_rows(std::ostream& out, const std::vector<BenchRow>& rows, size_t w) {
+  out << std::left << std::setw(static_cast<int>(w)) << "kernel" << "  " << std::setw(12) << "size"
+      << std::right << std::setw(11) << "median ms" << std::setw(9) << "GB/s" << std::setw(9)
+      << "% copy" << std::setw(9) << "% base" << std::setw(6) << "regs" << std::setw(8)
+      << "smem B" << std::setw(6) << "occ" << "  " << std::left << std::setw(15) << "limiter"
+      << std::right << std::setw(8) << "noise" << "  verdict\n";
   for (const auto& r : rows) {
-    s << csv_field(r.kernel) << ',' << r.shape.m << ',' << r.shape.n << ',' << r.shape.k << ','
-      << r.outcome << ',' << std::setprecision(9) << r.timing.median_s * 1e3 << ','
-      << r.timing.min_s * 1e3 << ',' << r.timing.max_s * 1e3 << ',' << r.timing.q1_s * 1e3 << ','
-      << r.timing.q3_s * 1e3 << ',' << r.timing.samples << ',' << r.timing.noise << ','
-      << (r.timing.converged ? 1 : 0) << ',' << r.gflops << ',' << r.baseline_ratio << ','
-      << r.max_rel_error << ',' << csv_field(r.detail) << ',' << env.backend << ','
+    out << std::left << std::setw(static_cast<int>(w)) << r.kernel << "  " << std::setw(12)
+        << r.size << std::right;
+    if (r.outcome != "ok") {
+      print_failure(out, r, 4);
+      continue;
+    }
+    out << std::setw(11) << fixed(r.timing.median_s * 1e3, 3) << std::setw(9) << fixed(r.gbps, 0)
+        << std::setw(9) << ratio_text(r.ceiling_ratio) << std::setw(9)
+        << ratio_text(r.baseline_ratio) << std::setw(6)
+        << (r.registers >= 0 ? std::to_string(r.registers) : "-") << std::setw(8)
+        << (r.smem_bytes >= 0 ? std::to_string(r.smem_bytes) : "-") << std::setw(6)
+        << (r.occupancy >= 0 ? fixed(100 * r.occupancy, 0) + "%" : "-") << "  " << std::left
+        << std::setw(15) << (r.limiter.empty() ? "-" : r.limiter) << std::right << std::setw(7)
+        << fixed(100 * r.timing.noise, 1) << "%  " << r.verification << "\n";
+  }
+}
+
+}  // namespace
+
+void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows,
+                       const std::string& baseline_id, const std::string& ceiling_id) {
+  size_t w = 6;
+  for (const auto& r : rows) w = std::max(w, r.kernel.size());
+  const bool gemm = rows.empty() || rows.front().op == "gemm";
+  if (gemm) {
+    print_gemm_rows(out, rows, w);
+    out << "% base: GFLOP/s relative to " << baseline_id
+        << " at the same size in this run; noise: half the interquartile range over the median.\n";
+  } else {
+    print_memory_rows(out, rows, w);
+    out << "GB/s: bytes read + written once over the median time; % copy: relative to "
+        << ceiling_id << " moving the same bytes in this run; % base: relative to " << baseline_id
+        << ".\nregs, smem: cudaFuncGetAttributes; occ, limiter: theoretical occupancy at the "
+           "launch configuration (cuda_occupancy.h).\n";
+  }
+}
+
+Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
+                       const Environment& env) {
+  std::ostringstream s;
+  s << "op,kernel,size,m,n,k,outcome,median_ms,min_ms,max_ms,q1_ms,q3_ms,samples,noise,converged,"
+       "gflops,bytes,gbps,baseline_ratio,ceiling_ratio,max_rel_error,registers,smem_bytes,"
+       "occupancy,limiter,detail,backend,device,compute_capability,sm_count,sm_clock_mhz,"
+       "memory_clock_mhz,cuda_runtime,cuda_driver,cublas,openblas,cpu_threads,timing,tilekit,"
+       "timestamp_utc,command\n";
+  for (const auto& r : rows) {
+    s << r.op << ',' << csv_field(r.kernel) << ',' << r.size << ',' << r.shape.m << ','
+      << r.shape.n << ',' << r.shape.k << ',' << r.outcome << ',' << std::setprecision(9)
+      << r.timing.median_s * 1e3 << ',' << r.timing.min_s * 1e3 << ',' << r.timing.max_s * 1e3
+      << ',' << r.timing.q1_s * 1e3 << ',' << r.timing.q3_s * 1e3 << ',' << r.timing.samples
+      << ',' << r.timing.noise << ',' << (r.timing.converged ? 1 : 0) << ',' << r.gflops << ','
+      << r.bytes << ',' << r.gbps << ',' << r.baseline_ratio << ',' << r.ceiling_ratio << ','
+      << r.max_rel_error << ',' << r.registers << ',' << r.smem_bytes << ',' << r.occupancy << ','
+      << csv_field(r.limiter) << ',' << csv_field(r.detail) << ',' << env.backend << ','
       << csv_field(env.device) << ',' << env.compute_capability << ',' << env.sm_count << ','
       << env.sm_clock_mhz << ',' << env.memory_clock_mhz << ',' << env.cuda_runtime << ','
       << env.cuda_driver << ',' << env.cublas << ',' << csv_field(env.openblas) << ','
@@ -131,8 +181,8 @@ Status write_gemm_csv(const std::string& path, const std::vector<BenchRow>& rows
   return write_file_atomically(path, s.str());
 }
 
-Status write_gemm_json(const std::string& path, const std::vector<BenchRow>& rows,
-                       const Environment& env) {
+Status write_bench_json(const std::string& path, const std::vector<BenchRow>& rows,
+                        const Environment& env) {
   nlohmann::json j;
   j["environment"] = {{"backend", env.backend},
                       {"device", env.device},
@@ -151,7 +201,9 @@ Status write_gemm_json(const std::string& path, const std::vector<BenchRow>& row
                       {"command", env.command_line}};
   j["rows"] = nlohmann::json::array();
   for (const auto& r : rows) {
-    j["rows"].push_back({{"kernel", r.kernel},
+    j["rows"].push_back({{"op", r.op},
+                         {"kernel", r.kernel},
+                         {"size", r.size},
                          {"m", r.shape.m},
                          {"n", r.shape.n},
                          {"k", r.shape.k},
@@ -166,8 +218,15 @@ Status write_gemm_json(const std::string& path, const std::vector<BenchRow>& row
                          {"noise", r.timing.noise},
                          {"converged", r.timing.converged},
                          {"gflops", r.gflops},
+                         {"bytes", r.bytes},
+                         {"gbps", r.gbps},
                          {"baseline_ratio", r.baseline_ratio},
+                         {"ceiling_ratio", r.ceiling_ratio},
                          {"max_rel_error", r.max_rel_error},
+                         {"registers", r.registers},
+                         {"smem_bytes", r.smem_bytes},
+                         {"occupancy", r.occupancy},
+                         {"limiter", r.limiter},
                          {"is_baseline", r.is_baseline}});
   }
   return write_file_atomically(path, j.dump(2) + "\n");

@@ -29,11 +29,16 @@ struct Environment {
 Environment describe_environment(const Context& ctx, const std::string& command_line,
                                  const std::string& timing_method);
 
-void print_gemm_table(std::ostream& out, const std::vector<BenchRow>& rows,
-                      const std::string& baseline_id);
-Status write_gemm_csv(const std::string& path, const std::vector<BenchRow>& rows,
-                      const Environment& env);
-Status write_gemm_json(const std::string& path, const std::vector<BenchRow>& rows,
+// The table: GFLOP/s columns for GEMM rows; GB/s, % of the copy ceiling and the kernel's
+// resources for memory-bound rows.
+void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows,
+                       const std::string& baseline_id, const std::string& ceiling_id = "");
+// Every field of every row, and the environment that reproduces them. Written atomically.
+Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
                        const Environment& env);
+Status write_bench_json(const std::string& path, const std::vector<BenchRow>& rows,
+                        const Environment& env);
+// Writes text to path through a temporary file renamed into place.
+Status write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace tilekit::bench

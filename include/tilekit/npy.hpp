@@ -23,6 +23,9 @@ struct NpyMatrix {
 // `name` labels errors ("A.npy: expected a 2-D array, got shape (3,)").
 Status parse_npy_matrix(const std::string& bytes, const std::string& name, NpyMatrix* out);
 Status read_npy_matrix(const std::string& path, NpyMatrix* out);
+// A vector: a 1-D array (n,), or a 2-D array with one row or one column. rows = 1, cols = n.
+Status parse_npy_vector(const std::string& bytes, const std::string& name, NpyMatrix* out);
+Status read_npy_vector(const std::string& path, NpyMatrix* out);
 std::string npy_bytes_f32(const float* row_major, int64_t rows, int64_t cols);
 Status write_npy_matrix(const std::string& path, const float* row_major, int64_t rows,
                         int64_t cols);

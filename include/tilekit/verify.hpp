@@ -36,6 +36,13 @@ inline double gamma_bound(int64_t n, double unit_roundoff = 1.0 / 16777216.0) {
   return nu / (1.0 - nu);
 }
 
+// A bound on |computed − exact| / Σ|x_i·y_i| for a float32 sum of n products in any order:
+// the deterministic γ(n) while n·u is small, else Higham and Mary's probabilistic bound
+// λ·√n·u (λ = 6: violated with probability below 1e-7 for independent rounding errors), which
+// stays meaningful past n = 2^24 where γ(n) is infinite. Doubled for safety; one more u for the
+// final rounding to float is added by callers that round.
+double dot_error_bound_factor(int64_t n);
+
 struct CheckOptions {
   double safety = 2.0;  // c in the bound above
   bool exact = false;   // bit-for-bit equality (small-integer inputs)

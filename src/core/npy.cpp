@@ -47,7 +47,19 @@ bool dict_value(const std::string& header, const std::string& key, std::string* 
 
 }  // namespace
 
+namespace {
+Status parse_npy(const std::string& bytes, const std::string& name, bool vector, NpyMatrix* out);
+}  // namespace
+
 Status parse_npy_matrix(const std::string& bytes, const std::string& name, NpyMatrix* out) {
+  return parse_npy(bytes, name, false, out);
+}
+Status parse_npy_vector(const std::string& bytes, const std::string& name, NpyMatrix* out) {
+  return parse_npy(bytes, name, true, out);
+}
+
+namespace {
+Status parse_npy(const std::string& bytes, const std::string& name, bool vector, NpyMatrix* out) {
   auto fail = [&](const std::string& why) { return io_error(name + ": " + why); };
   static const char kMagic[] = "\x93NUMPY";
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, 6) != 0)
@@ -110,6 +122,12 @@ Status parse_npy_matrix(const std::string& bytes, const std::string& name, NpyMa
       dims.push_back(v);
     }
   }
+  if (vector) {
+    if (dims.size() == 1) dims = {1, dims[0]};
+    if (dims.size() != 2 || (dims[0] != 1 && dims[1] != 1))
+      return fail("expected a vector (shape (n,), (1, n) or (n, 1)), got shape " + shape);
+    if (dims[1] == 1 && dims[0] != 1) dims = {1, dims[0]};  // a column: same elements in order
+  }
   if (dims.size() != 2)
     return fail("expected a 2-D array, got shape " + shape + " (" + std::to_string(dims.size()) +
                 "-D)");
@@ -143,13 +161,27 @@ Status parse_npy_matrix(const std::string& bytes, const std::string& name, NpyMa
   return Status::ok();
 }
 
-Status read_npy_matrix(const std::string& path, NpyMatrix* out) {
+Status read_file(const std::string& path, std::string* bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error(path + ": cannot open for reading: " + std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) return io_error(path + ": read failed");
-  return parse_npy_matrix(ss.str(), path, out);
+  *bytes = ss.str();
+  return Status::ok();
+}
+}  // namespace
+
+Status read_npy_matrix(const std::string& path, NpyMatrix* out) {
+  std::string bytes;
+  TILEKIT_RETURN_IF_ERROR(read_file(path, &bytes));
+  return parse_npy_matrix(bytes, path, out);
+}
+
+Status read_npy_vector(const std::string& path, NpyMatrix* out) {
+  std::string bytes;
+  TILEKIT_RETURN_IF_ERROR(read_file(path, &bytes));
+  return parse_npy_vector(bytes, path, out);
 }
 
 std::string npy_bytes_f32(const float* row_major, int64_t rows, int64_t cols) {

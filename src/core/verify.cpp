@@ -38,6 +38,14 @@ Status compute_gemm_reference(const Context& ctx, const GemmProblem& p, GemmRefe
 #endif
 }
 
+double dot_error_bound_factor(int64_t n) {
+  constexpr double u = 1.0 / 16777216.0, lambda = 6.0;
+  const double nd = static_cast<double>(n);
+  const double probabilistic = std::expm1(lambda * std::sqrt(nd) * u + nd * u * u / (1.0 - u));
+  const double deterministic = nd * u < 0.5 ? gamma_bound(n) : probabilistic;
+  return 2.0 * std::min(deterministic, probabilistic);
+}
+
 GemmCheck check_gemm_result(const float* c, int64_t ldc, Layout layout, const GemmReference& ref,
                             int64_t k, const CheckOptions& options) {
   GemmCheck r;

@@ -42,5 +42,7 @@ void add_bench_command(CLI::App& app, int* exit_code);
 void add_occupancy_command(CLI::App& app, int* exit_code);
 void add_inspect_command(CLI::App& app, int* exit_code);
 void add_banks_command(CLI::App& app, int* exit_code);
+void add_transpose_command(CLI::App& app, int* exit_code);
+void add_dot_command(CLI::App& app, int* exit_code);
 
 }  // namespace tilekit::cli

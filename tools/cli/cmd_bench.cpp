@@ -7,6 +7,7 @@
 
 #include "cli_common.hpp"
 #include "gemm_bench.hpp"
+#include "memory_bench.hpp"
 #include "report.hpp"
 
 namespace tilekit::cli {
@@ -30,6 +31,71 @@ struct BenchGemmOptions {
   BackendOptions backend;
 };
 
+// What every `bench` subcommand shares: a progress line on stderr once the sweep has run a few
+// seconds (overwritten in place on a terminal), Ctrl-C that stops after the current sample, and
+// the table, CSV and JSON of the rows that finished.
+class BenchSession {
+ public:
+  BenchSession() : start_(std::chrono::steady_clock::now()), tty_(::isatty(STDERR_FILENO)) {
+    g_interrupted.store(false);
+    previous_ = std::signal(SIGINT, on_sigint);
+  }
+  ~BenchSession() { std::signal(SIGINT, previous_); }
+
+  std::function<void(int, int, const std::string&)> progress() {
+    return [this](int done, int total, const std::string& what) {
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      if (elapsed < 3.0) return;
+      std::cerr << (tty_ ? "\r\033[K" : "") << "[" << done << "/" << total << ", "
+                << static_cast<int>(elapsed) << " s] " << what << (tty_ ? "" : "\n")
+                << std::flush;
+      printed_ = true;
+    };
+  }
+  const std::atomic<bool>* cancel() const { return &g_interrupted; }
+
+  // Prints and writes what finished; returns the exit code for the run's status and rows.
+  int finish(const Status& run, const std::vector<bench::BenchRow>& rows, const Context& ctx,
+             const std::string& baseline, const std::string& ceiling, bool flush,
+             const std::string& csv, const std::string& json) {
+    if (printed_ && tty_) std::cerr << "\r\033[K" << std::flush;
+    if (rows.empty() && !run && run.code() != StatusCode::kCancelled) return fail(run);
+    const bool gpu = ctx.backend == Backend::kCuda;
+    bench::print_bench_table(std::cout, rows, baseline, ceiling);
+    const bench::Environment env = bench::describe_environment(
+        ctx, command_line(),
+        gpu ? (flush ? "cuda-events, L2 flushed" : "cuda-events, warm L2") : "steady_clock");
+    std::cout << "device: " << env.device;
+    if (gpu)
+      std::cout << " (cc " << env.compute_capability << ", " << env.sm_count << " SMs, max "
+                << env.sm_clock_mhz << " MHz), CUDA " << env.cuda_runtime << ", cuBLAS "
+                << env.cublas;
+    else
+      std::cout << ", " << env.cpu_threads << " threads, " << env.openblas;
+    std::cout << "\n";
+    Status s;
+    if (!csv.empty() && !(s = bench::write_bench_csv(csv, rows, env))) return fail(s);
+    if (!json.empty() && !(s = bench::write_bench_json(json, rows, env))) return fail(s);
+    if (run.code() == StatusCode::kCancelled) {
+      std::cerr << "tilekit: interrupted; kept the " << rows.size() << " finished row(s)\n";
+      return kExitInterrupted;
+    }
+    if (!run) return fail(run);
+    for (const auto& r : rows)
+      if (r.outcome == "FAIL") return kExitVerify;
+    for (const auto& r : rows)
+      if (r.outcome == "error") return kExitRuntime;
+    return kExitOk;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  bool tty_;
+  bool printed_ = false;
+  void (*previous_)(int) = nullptr;
+};
+
 int run_bench_gemm(const BenchGemmOptions& o) {
   bench::GemmBenchConfig cfg;
   Status s = resolve_context(o.backend, &cfg.ctx);
@@ -48,58 +114,40 @@ int run_bench_gemm(const BenchGemmOptions& o) {
   cfg.timing.flush_l2 = !o.no_flush;
   cfg.timing.min_samples = o.min_samples;
   cfg.timing.max_time_s = o.max_time;
-
-  // Progress on stderr once the sweep has run a few seconds; overwritten in place on a terminal.
-  const auto start = std::chrono::steady_clock::now();
-  const bool tty = ::isatty(STDERR_FILENO);
-  bool printed = false;
-  cfg.progress = [&](int done, int total, const std::string& what) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed < 3.0) return;
-    std::cerr << (tty ? "\r\033[K" : "") << "[" << done << "/" << total << ", "
-              << static_cast<int>(elapsed) << " s] " << what << (tty ? "" : "\n") << std::flush;
-    printed = true;
-  };
-  g_interrupted.store(false);
-  cfg.cancel = &g_interrupted;
-  auto previous = std::signal(SIGINT, on_sigint);
-
+  BenchSession session;
+  cfg.progress = session.progress();
+  cfg.cancel = session.cancel();
   std::vector<bench::BenchRow> rows;
-  Status run = bench::run_gemm_bench(cfg, &rows);
-  std::signal(SIGINT, previous);
-  if (printed && tty) std::cerr << "\r\033[K" << std::flush;
-  if (run.code() == StatusCode::kInvalidArgument || run.code() == StatusCode::kNotSupported) {
-    if (rows.empty()) return fail(run);
+  const Status run = bench::run_gemm_bench(cfg, &rows);
+  return session.finish(run, rows, cfg.ctx, bench::baseline_kernel_id(cfg.ctx.backend), "",
+                        !o.no_flush, o.csv, o.json);
+}
+
+int run_bench_memory(bench::MemoryOp op, const BenchGemmOptions& o) {
+  bench::MemoryBenchConfig cfg;
+  Status s = resolve_context(o.backend, &cfg.ctx);
+  if (!s) return fail(s);
+  const bool gpu = cfg.ctx.backend == Backend::kCuda;
+  std::string sizes = o.sizes;
+  if (sizes.empty()) {
+    if (op == bench::MemoryOp::kTranspose) sizes = gpu ? "16384" : "2048";
+    else sizes = gpu ? "2^28" : "2^24";
   }
-
-  const std::string baseline = bench::baseline_kernel_id(cfg.ctx.backend);
-  bench::print_gemm_table(std::cout, rows, baseline);
-  const bench::Environment env = bench::describe_environment(
-      cfg.ctx, command_line(),
-      gpu ? (o.no_flush ? "cuda-events, warm L2" : "cuda-events, L2 flushed") : "steady_clock");
-  std::cout << "device: " << env.device;
-  if (gpu)
-    std::cout << " (cc " << env.compute_capability << ", " << env.sm_count << " SMs, max "
-              << env.sm_clock_mhz << " MHz), CUDA " << env.cuda_runtime << ", cuBLAS "
-              << env.cublas;
-  else
-    std::cout << ", " << env.cpu_threads << " threads, " << env.openblas;
-  std::cout << "\n";
-
-  if (!o.csv.empty() && !(s = bench::write_gemm_csv(o.csv, rows, env))) return fail(s);
-  if (!o.json.empty() && !(s = bench::write_gemm_json(o.json, rows, env))) return fail(s);
-
-  if (run.code() == StatusCode::kCancelled) {
-    std::cerr << "tilekit: interrupted; kept the " << rows.size() << " finished row(s)\n";
-    return kExitInterrupted;
-  }
-  if (!run) return fail(run);
-  for (const auto& r : rows)
-    if (r.outcome == "FAIL") return kExitVerify;
-  for (const auto& r : rows)
-    if (r.outcome == "error") return kExitRuntime;
-  return kExitOk;
+  if (!(s = bench::parse_memory_sizes(op, sizes, &cfg.sizes))) return fail(s);
+  cfg.op = op;
+  cfg.kernels = o.kernels;
+  cfg.add_baseline = !o.no_baseline;
+  cfg.seed = o.seed;
+  cfg.timing.flush_l2 = !o.no_flush;
+  cfg.timing.min_samples = o.min_samples;
+  cfg.timing.max_time_s = o.max_time;
+  BenchSession session;
+  cfg.progress = session.progress();
+  cfg.cancel = session.cancel();
+  std::vector<bench::BenchRow> rows;
+  const Status run = bench::run_memory_bench(cfg, &rows);
+  return session.finish(run, rows, cfg.ctx, bench::memory_baseline_id(op, cfg.ctx.backend),
+                        bench::memory_ceiling_id(cfg.ctx.backend), !o.no_flush, o.csv, o.json);
 }
 
 }  // namespace
@@ -137,6 +185,32 @@ void add_bench_command(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   add_backend_options(cmd, &o->backend);
   cmd->callback([exit_code, o] { *exit_code = run_bench_gemm(*o); });
+
+  // copy, transpose, dot: the memory-bound families, in GB/s against the copy ceiling.
+  const std::pair<bench::MemoryOp, const char*> families[] = {
+      {bench::MemoryOp::kCopy, "Benchmark copy kernels against cudaMemcpy (GB/s)"},
+      {bench::MemoryOp::kTranspose, "Benchmark transpose kernels against the copy ceiling (GB/s)"},
+      {bench::MemoryOp::kDot, "Benchmark dot-product kernels against the copy ceiling (GB/s)"}};
+  for (const auto& [op, help] : families) {
+    auto m = std::make_shared<BenchGemmOptions>();
+    CLI::App* sub = bench->add_subcommand(bench::memory_op_name(op), help);
+    sub->add_option("--sizes", m->sizes,
+                    op == bench::MemoryOp::kTranspose
+                        ? "list of N (square) or ROWSxCOLS; default 16384 on a GPU, 2048 on the CPU"
+                        : "list of element counts, e.g. 2^28,1000000; default 2^28 on a GPU, 2^24 on the CPU");
+    sub->add_option("--kernels", m->kernels, "glob on kernel ids (default: every kernel of the family)");
+    sub->add_option("--csv", m->csv, "also write the rows as CSV");
+    sub->add_option("--json", m->json, "also write the rows as JSON");
+    sub->add_option("--seed", m->seed, "seed of the random inputs")->capture_default_str();
+    sub->add_flag("--no-baseline", m->no_baseline, "do not add the family's baseline");
+    sub->add_flag("--no-flush", m->no_flush, "GPU: keep L2 warm between samples");
+    sub->add_option("--min-samples", m->min_samples, "samples at least")->check(positive())->capture_default_str();
+    sub->add_option("--max-time", m->max_time, "seconds of samples at most, per kernel and size")
+        ->check(positive())
+        ->capture_default_str();
+    add_backend_options(sub, &m->backend);
+    sub->callback([exit_code, m, op = op] { *exit_code = run_bench_memory(op, *m); });
+  }
 }
 
 }  // namespace tilekit::cli

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   add_devices_command(app, &exit_code);
   add_list_command(app, &exit_code);
   add_gemm_command(app, &exit_code);
+  add_transpose_command(app, &exit_code);
+  add_dot_command(app, &exit_code);
   add_bench_command(app, &exit_code);
   add_occupancy_command(app, &exit_code);
   add_inspect_command(app, &exit_code);
