@@ -1,12 +1,16 @@
 // transpose_06_vectorized.cu — step 6 of the transpose ladder: tilekit's best transpose.
-// Adds:     more bytes in flight and wider accesses: a 16×16 block moves a 64×64 tile, each
-//           thread loading four float4 (16 elements) from A before the barrier and storing four
-//           float4 to B after it, through a padded tile[64][65]. Any shape and leading
-//           dimensions: interior tiles of 16-byte-aligned matrices take the float4 path, edge
-//           tiles (and unaligned matrices) a checked scalar path.
-// Requires: float32; any rows, cols, lda, ldb.
-// Expect:   ≥ 0.95 of the device-to-device copy at 16384² (cuBLAS geam reached 0.93): the
-//           transpose then moves its bytes as fast as a copy does.
+// Adds:     wider accesses, longer runs and write-friendly block order. A 16×32 block moves a
+//           64×64 tile through a padded tile[64][65], each thread loading two float4 of A before
+//           the barrier and storing two float4 of B after it: every row segment read or written
+//           is 256 contiguous bytes (32×32 tiles give 128). Consecutive blocks walk *down* A
+//           (blockIdx.x picks the tile row), so blocks running together write neighbouring
+//           pieces of the same rows of B: measured at 16384², 0.946 of the copy with the usual
+//           order and 0.971 with this one (writes scattered over many DRAM rows cost more than
+//           scattered reads). Any shape and leading dimensions: interior tiles of 16-byte-aligned
+//           matrices take the float4 path, edge tiles (and unaligned matrices) a checked scalar
+//           path.
+// Requires: float32; any rows, cols, lda, ldb (cols up to 65535 · 64).
+// Expect:   ≈ 0.97 of the device-to-device copy at 16384² (cuBLAS geam reached 0.93).
 #include <cstdint>
 
 #include "cuda/transpose/transpose_common.cuh"
@@ -14,8 +18,8 @@
 namespace tilekit::cuda {
 namespace {
 
-constexpr int kTile = 64, kThreadsX = 16, kThreadsY = 16;
-constexpr int kRowsPerPass = kThreadsY;  // a block covers 16 tile rows per pass, 4 passes
+constexpr int kTile = 64, kThreadsX = 16, kThreadsY = 32;
+constexpr int kRowsPerPass = kThreadsY;  // a block covers 32 tile rows per pass, 2 passes
 static_assert(kThreadsX * 4 == kTile, "a row of threads covers a tile row with float4");
 
 // One 64×64 tile. kVector: float4 global accesses (interior tile, aligned matrices).
@@ -64,7 +68,8 @@ __device__ __forceinline__ void transpose_tile(const TransposeArgs& t, float (*s
 template <bool kAligned>
 __global__ void __launch_bounds__(kThreadsX * kThreadsY) transpose_vectorized_kernel(TransposeArgs t) {
   __shared__ float s_tile[kTile][kTile + 1];
-  const int r0 = blockIdx.y * kTile, c0 = blockIdx.x * kTile;
+  // blockIdx.x walks down A's tile rows: neighbouring blocks write neighbouring parts of B's rows.
+  const int r0 = blockIdx.x * kTile, c0 = blockIdx.y * kTile;
   const bool interior = r0 + kTile <= t.rows && c0 + kTile <= t.cols;
   if (kAligned && interior)
     transpose_tile<true>(t, s_tile, r0, c0);
@@ -78,16 +83,18 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 
 TransposeKernel transpose_vectorized_entry() {
   auto k = cuda_entry<TransposeProblem>("transpose.cuda.06_vectorized.f32.64x64", "transpose", 6,
-                                        "tile[64][65], 16x16 threads, float4",
+                                        "tile[64][65], 16x32 threads, float4",
                                         "any shape and leading dimensions", 20);
-  k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) {
-    return grid_fits((p.rows + kTile - 1) / kTile);
+  k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) -> Status {
+    if ((p.cols + kTile - 1) / kTile > 65535)
+      return not_supported("more than 65535 column tiles in grid.y");
+    return Status::ok();
   };
   k.launch = [](const TransposeProblem& p, const Context& ctx) -> Status {
     TransposeArgs t;
     TILEKIT_RETURN_IF_ERROR(to_transpose_args(p, &t));
-    const dim3 grid(static_cast<unsigned>((t.cols + kTile - 1) / kTile),
-                    static_cast<unsigned>((t.rows + kTile - 1) / kTile));
+    const dim3 grid(static_cast<unsigned>((t.rows + kTile - 1) / kTile),
+                    static_cast<unsigned>((t.cols + kTile - 1) / kTile));
     const dim3 block(kThreadsX, kThreadsY);
     const bool aligned = aligned16(t.a) && aligned16(t.b) && t.lda % 4 == 0 && t.ldb % 4 == 0;
     if (aligned)
