@@ -28,6 +28,10 @@ struct KernelInfo {
   bool is_baseline = false;  // a vendor library we compare against (cuBLAS, OpenBLAS)
   bool is_reference = false; // the verification oracle (double accumulation)
   int auto_rank = 0;         // higher = preferred by kernel "auto" among those that can run
+  // GEMM traffic model (tilekit report): the C tile one block (or thread) computes from global
+  // memory, so global loads are m·n·k·(1/tile_n + 1/tile_m). 0: not modelled (library kernels);
+  // -1: chosen at run time (the report reads it from launch_notes, "tile NxN").
+  int tile_m = 0, tile_n = 0;
 };
 
 // Per-kernel GPU resources from cudaFuncGetAttributes (for `tilekit list` / inspect).

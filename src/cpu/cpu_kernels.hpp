@@ -30,6 +30,9 @@ void reference_gemm_f64(const GemmProblem& p, double* value, double* magnitude);
 // C = beta · C over the m × n matrix at p.c (beta = 0 writes zeros without reading C).
 void scale_c(const GemmProblem& p, const Context& ctx);
 
+// FP32 FMA-bound microbenchmark on ctx.cpu_threads threads (src/cpu/fma_peak.cpp), GFLOP/s.
+double fma_peak_gflops(const Context& ctx);
+
 // Threads for an OpenMP region under `ctx` (ctx.cpu_threads, else the OpenMP default).
 int thread_count(const Context& ctx);
 

@@ -71,6 +71,7 @@ GemmKernel reference_gemm_kernel() {
   k.info.dtype = "f32";
   k.info.requirements = "any layout, op, size and leading dimension";
   k.info.is_reference = true;
+  k.info.tile_m = k.info.tile_n = 1;  // a dot product per element, like the naive GPU step
   k.info.auto_rank = 0;  // the slowest: auto picks it only when nothing else can run
   k.can_implement = [](const GemmProblem&, const DeviceInfo*) { return Status::ok(); };
   k.launch = reference_launch;

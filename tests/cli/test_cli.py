@@ -253,6 +253,60 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("tilekit occupancy", r.stderr)
 
+    # ---- report ----
+    def test_report_quick_writes_markdown_plots_and_csv(self):
+        out = self.path("report")
+        r = run("report", "--quick", "--backend", "cpu", "--out", out)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        files = os.listdir(out)
+        self.assertIn("report.md", files)
+        self.assertIn("rows.csv", files)
+        self.assertIn("report.json", files)
+        pngs = [f for f in files if f.endswith(".png")]
+        self.assertGreaterEqual(len(pngs), 3, files)
+        for png in pngs:
+            with open(os.path.join(out, png), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        with open(os.path.join(out, "report.md")) as f:
+            md = f.read()
+        for section in ["Ceilings (measured)", "GFLOP/s over n", "Speedup", "Global-memory traffic",
+                        "Occupancy against block size"]:
+            self.assertIn(section, md)
+        import json
+        with open(os.path.join(out, "report.json")) as f:
+            meta = json.load(f)
+        self.assertGreater(meta["ceilings"]["peak_gflops"], 0)
+        self.assertGreater(meta["ceilings"]["bandwidth_gbps"], 0)
+
+    def test_report_needs_out_and_refuses_a_file(self):
+        self.assertEqual(run("report", "--quick").returncode, 2)
+        blocker = self.path("file")
+        with open(blocker, "w") as f:
+            f.write("x")
+        self.assert_usage_error(run("report", "--quick", "--out", blocker), "not a folder")
+
+    def test_transpose_and_dot_commands(self):
+        a = self.rng.standard_normal((7, 5)).astype(np.float32)
+        out = self.path("t.npy")
+        r = run("transpose", "--backend", "cpu", "--a", self.save("a.npy", a), "--out", out, "--check")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        np.testing.assert_array_equal(np.load(out), a.T)
+        x = self.rng.standard_normal(1000)
+        y = self.rng.standard_normal((1000, 1)).astype(np.float32)
+        r = run("dot", "--backend", "cpu", "--x", self.save("x.npy", x), "--y", self.save("y.npy", y), "--check")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        value = float(r.stdout.split()[-1])
+        want = float(x.astype(np.float32).astype(np.float64) @ y[:, 0].astype(np.float64))
+        self.assertLess(abs(value - want), 1e-3 * (1 + abs(want)))
+        self.assert_usage_error(run("dot", "--x", self.save("x3.npy", np.ones(3, np.float32)),
+                                    "--y", self.save("y4.npy", np.ones(4, np.float32))), "length mismatch")
+        self.assert_usage_error(run("transpose", "--a", self.save("b3.npy", np.ones((2, 2, 2), np.float32)),
+                                    "--out", self.path("o.npy")), "2-D", self.path("o.npy"))
+        self.assertEqual(run("bench", "transpose", "--backend", "cpu", "--sizes", "64,33x17",
+                             "--max-time", "0.05").returncode, 0)
+        self.assertEqual(run("bench", "dot", "--backend", "cpu", "--sizes", "2^12", "--max-time", "0.05").returncode, 0)
+        self.assertEqual(run("bench", "copy", "--backend", "cpu", "--sizes", "4096", "--max-time", "0.05").returncode, 0)
+
     # ---- bench gemm ----
     def test_bench_table_csv_json(self):
         csv, js = self.path("b.csv"), self.path("b.json")

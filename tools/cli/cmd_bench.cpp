@@ -8,6 +8,7 @@
 #include "cli_common.hpp"
 #include "gemm_bench.hpp"
 #include "memory_bench.hpp"
+#include "report_runner.hpp"
 #include "report.hpp"
 
 namespace tilekit::cli {
@@ -54,12 +55,16 @@ class BenchSession {
     };
   }
   const std::atomic<bool>* cancel() const { return &g_interrupted; }
+  void clear_progress() {
+    if (printed_ && tty_) std::cerr << "\r\033[K" << std::flush;
+    printed_ = false;
+  }
 
   // Prints and writes what finished; returns the exit code for the run's status and rows.
   int finish(const Status& run, const std::vector<bench::BenchRow>& rows, const Context& ctx,
              const std::string& baseline, const std::string& ceiling, bool flush,
              const std::string& csv, const std::string& json) {
-    if (printed_ && tty_) std::cerr << "\r\033[K" << std::flush;
+    clear_progress();
     if (rows.empty() && !run && run.code() != StatusCode::kCancelled) return fail(run);
     const bool gpu = ctx.backend == Backend::kCuda;
     bench::print_bench_table(std::cout, rows, baseline, ceiling);
@@ -151,6 +156,25 @@ int run_bench_memory(bench::MemoryOp op, const BenchGemmOptions& o) {
 }
 
 }  // namespace
+
+// `tilekit report` runs under the same progress line and Ctrl-C handling as `bench`.
+int run_report_with_session(const bench::ReportConfig& config) {
+  BenchSession session;
+  bench::ReportConfig cfg = config;
+  cfg.progress = session.progress();
+  cfg.cancel = session.cancel();
+  bench::ReportOutcome outcome;
+  const Status s = bench::run_report(cfg, &outcome);
+  session.clear_progress();
+  if (!s) return fail(s);
+  std::cout << "wrote " << cfg.out_dir << "/report.md (" << outcome.rows << " rows), rows.csv, "
+            << "rows.json, report.json\n" << outcome.plot_message << "\n";
+  if (outcome.interrupted) {
+    std::cerr << "tilekit: interrupted; the report holds the rows that finished\n";
+    return kExitInterrupted;
+  }
+  return kExitOk;
+}
 
 void add_bench_command(CLI::App& app, int* exit_code) {
   CLI::App* bench = app.add_subcommand("bench", "Benchmark kernels beside the vendor baselines");

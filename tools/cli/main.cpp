@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add_occupancy_command(app, &exit_code);
   add_inspect_command(app, &exit_code);
   add_banks_command(app, &exit_code);
+  add_report_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -47,6 +47,7 @@ GemmKernel naive_gemm_entry() {
   k.info.tile = "1 element/thread, block " + std::to_string(kBlockX) + "x" + std::to_string(kBlockY);
   k.info.requirements = "any shape, layout and op; m < 2^20";
   k.info.auto_rank = 1;
+  k.info.tile_m = k.info.tile_n = 1;  // every thread reads its own row of A and column of B
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
     TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
     const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;

@@ -54,6 +54,7 @@ GemmKernel make_entry() {
   k.info.tile = b + "x" + b + " smem tiles, 1 element/thread";
   k.info.requirements = "m, n, k multiples of " + b + "; m/" + b + " <= 65535";
   k.info.auto_rank = 2;
+  k.info.tile_m = k.info.tile_n = kBlock;
   k.can_implement = [b](const GemmProblem& p, const DeviceInfo*) -> Status {
     TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
     if (p.m % kBlock || p.n % kBlock || p.k % kBlock)

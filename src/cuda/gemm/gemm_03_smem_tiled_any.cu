@@ -78,6 +78,7 @@ GemmKernel make_entry() {
   k.info.tile = b + "x" + b + " smem tiles, 1 element/thread";
   k.info.requirements = "any shape, layout and op; m < 65536·" + b;
   k.info.auto_rank = 3;
+  k.info.tile_m = k.info.tile_n = kBlock;
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
     TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
     const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;

@@ -130,6 +130,7 @@ GemmKernel smem_dynamic_gemm_entry() {
   k.info.tile = "side chosen at run time";
   k.info.requirements = "any shape, layout and op; row blocks <= 65535";
   k.info.auto_rank = 4;
+  k.info.tile_m = k.info.tile_n = -1;  // the side is chosen at run time
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
     TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
     int device = 0;

@@ -148,6 +148,8 @@ GemmKernel make_entry() {
                 " threads, " + per_thread + "/thread";
   k.info.requirements = "any shape, layout and op; m < 65536·64";
   k.info.auto_rank = 5;
+  k.info.tile_m = P::kBm;
+  k.info.tile_n = P::kBn;
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
     TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
     const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;
