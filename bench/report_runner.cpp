@@ -127,8 +127,19 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
   outcome->interrupted = cancelled();
 
   // 3. Traffic model for every modelled kernel at the largest size measured.
+  // At the largest size where the most kernels ran (step 02 skips the odd sizes).
   int64_t n_model = 0;
-  for (const auto& r : rows) n_model = std::max(n_model, r.shape.m);
+  {
+    std::map<int64_t, int> ok_at;
+    for (const auto& r : rows)
+      if (r.outcome == "ok") ++ok_at[r.shape.m];
+    int most = 0;
+    for (const auto& [n, count] : ok_at)
+      if (count >= most) {
+        most = count;
+        n_model = n;
+      }
+  }
   std::vector<TrafficRow> traffic;
   // Kernels without a tile model (libraries, the CPU blocked kernel) are placed at the
   // compulsory traffic: A and B read once, C written once (tile 0 in the table).

@@ -41,9 +41,12 @@ def step_of(kernel):
 
 def plot_gflops(by_kernel, folder, title):
     fig, ax = plt.subplots(figsize=(10, 6))
-    for kernel, pts in sorted(by_kernel.items()):
+    colors = plt.cm.tab20.colors
+    for i, (kernel, pts) in enumerate(sorted(by_kernel.items())):
         ns = sorted(pts)
-        ax.plot(ns, [pts[n] / 1000 for n in ns], marker="o", markersize=3, label=kernel)
+        baseline = kernel not in STEPS  # libraries and references: dashed
+        ax.plot(ns, [pts[n] / 1000 for n in ns], marker="o", markersize=3, label=kernel,
+                color=colors[i % len(colors)], linestyle="--" if baseline else "-")
     ax.set_xlabel("n (n×n×n)")
     ax.set_ylabel("TFLOP/s")
     ax.set_title(title)
