@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ncu-memory.sh — the Birmingham lecture's profiler columns for the memory-bound kernels:
-# global load and store efficiency, achieved occupancy, shared-memory bank conflicts, duration.
+# global load and store efficiency, achieved occupancy, shared-memory bank conflicts, duration,
+# for the transpose ladder (8192²), the copies and the dot products (2^24 elements).
 # Needs Nsight Compute (ncu) and a GPU. Usage: scripts/ncu-memory.sh [BIN_DIR] [OUT_DIR]
 set -uo pipefail
 BIN=${1:-build/bin}
@@ -16,6 +17,15 @@ for k in 02_thread_per_row.f32 03_thread_per_element.f32.32x8 04_smem_tiled.f32.
          05_smem_padded.f32.32x8 06_vectorized.f32.64x64; do
   run "transpose.$k" "$BIN/tilekit" transpose --backend cuda --rows "$N" --cols "$N" \
       --kernel "transpose.cuda.$k"
+done
+# Copies and dots at 2^24 elements: the first launch of each kernel (the verification run).
+for k in coalesced.f32 uncoalesced.f32 float4_grid_stride.f32; do
+  run "copy.$k" --launch-count 1 --kernel-name regex:'copy_' "$BIN/tilekit" bench copy --backend cuda \
+      --sizes 16777216 --kernels "copy.cuda.$k" --no-baseline --min-samples 1 --max-time 0.001
+done
+for k in 01_shared_atomic.f32 02_warp_shuffle.f32 03_two_pass.f32 03_two_pass.f64acc; do
+  run "dot.$k" --launch-count 1 --kernel-name regex:'dot_' "$BIN/tilekit" dot --backend cuda \
+      --n 16777216 --kernel "dot.cuda.$k"
 done
 python3 - "$OUTDIR" <<'PY'
 import csv, glob, os, sys
