@@ -128,8 +128,30 @@ class Registry {
   std::vector<Entry> match_any(const std::string& glob) const;
 };
 
-// Chooses what kernel "auto" runs: the highest auto_rank kernel on the context's backend whose
-// can_implement accepts `p`. Fails with the reasons when none can.
+// Chooses what kernel "auto" runs: the highest auto_rank kernel of `list` on the context's
+// backend whose can_implement accepts `p` on `device`. Fails with every refusal's reason.
+template <typename P>
+Status select_best_kernel(const KernelList<Kernel<P>>& list, const P& p, const Context& ctx,
+                          const DeviceInfo* device, const char* op, const Kernel<P>** out) {
+  const Kernel<P>* best = nullptr;
+  std::string reasons;
+  for (const auto& k : list.all()) {
+    if (k.info.backend != ctx.backend) continue;
+    Status s = k.can_implement(p, device);
+    if (!s) {
+      reasons += "\n  " + k.info.id + ": " + s.message();
+      continue;
+    }
+    if (!best || k.info.auto_rank > best->info.auto_rank) best = &k;
+  }
+  if (!best)
+    return not_supported(std::string(op) + ": no " + backend_name(ctx.backend) +
+                         " kernel can run " + p.describe() + ":" + reasons);
+  *out = best;
+  return Status::ok();
+}
+
+// select_best_kernel over the GEMM kernels, checking the context first.
 Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out);
 
 }  // namespace tilekit

@@ -41,19 +41,7 @@ Status dispatch(const KernelList<Kernel<P>>& list, const Kernel<P>* kernel, cons
     return kernel->launch(p, ctx);
   }
   const Kernel<P>* best = nullptr;
-  std::string reasons;
-  for (const auto& k : list.all()) {
-    if (k.info.backend != ctx.backend) continue;
-    Status s = k.can_implement(p, device);
-    if (!s) {
-      reasons += "\n  " + k.info.id + ": " + s.message();
-      continue;
-    }
-    if (!best || k.info.auto_rank > best->info.auto_rank) best = &k;
-  }
-  if (!best)
-    return not_supported(std::string(op) + ": no " + backend_name(ctx.backend) +
-                         " kernel can run " + p.describe() + ":" + reasons);
+  TILEKIT_RETURN_IF_ERROR(select_best_kernel(list, p, ctx, device, op, &best));
   return best->launch(p, ctx);
 }
 

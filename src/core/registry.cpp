@@ -85,22 +85,7 @@ bool glob_match(const std::string& pattern, const std::string& text) {
 Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out) {
   const DeviceInfo* device = nullptr;
   TILEKIT_RETURN_IF_ERROR(check_context(ctx, &device));
-  const GemmKernel* best = nullptr;
-  std::string reasons;
-  for (const auto& k : Registry::instance().gemm_kernels()) {
-    if (k.info.backend != ctx.backend) continue;
-    Status s = k.can_implement(p, device);
-    if (!s) {
-      reasons += "\n  " + k.info.id + ": " + s.message();
-      continue;
-    }
-    if (!best || k.info.auto_rank > best->info.auto_rank) best = &k;
-  }
-  if (!best)
-    return not_supported("gemm: no " + std::string(backend_name(ctx.backend)) +
-                         " kernel can run " + p.describe() + ":" + reasons);
-  *out = best;
-  return Status::ok();
+  return select_best_kernel(Registry::instance().gemm, p, ctx, device, "gemm", out);
 }
 
 }  // namespace tilekit

@@ -9,17 +9,12 @@
 #include <omp.h>
 
 #include "cpu/cpu_kernels.hpp"
+#include "cpu/simd.hpp"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define TILEKIT_CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define TILEKIT_CPU_CLONES
-#endif
 
 namespace tilekit::cpu {
 namespace {
 
-typedef float Vec8 __attribute__((vector_size(32)));
 constexpr int kChains = 10;  // enough independent FMAs to cover 2 ports × 4-5 cycles latency
 constexpr long kIterations = 1 << 20;
 

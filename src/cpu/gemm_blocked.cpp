@@ -14,13 +14,8 @@
 
 #include "core/strides.hpp"
 #include "cpu/cpu_kernels.hpp"
+#include "cpu/simd.hpp"
 
-// Compile the hot loop twice: for AVX2+FMA machines and for any x86-64; the loader picks one.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define TILEKIT_CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define TILEKIT_CPU_CLONES
-#endif
 
 namespace tilekit::cpu {
 namespace {
@@ -38,7 +33,6 @@ static_assert(kMc % kMr == 0 && kNc % kNchunk == 0 && kNchunk % kNr == 0, "tile 
 // acc = Σ_p a[p][0..kMr) ⊗ b[p][0..kNr) over packed panels. Written with GCC vector types so
 // the accumulators are 8-wide vectors (one AVX2 register each, or two SSE registers in the
 // default clone) and each step is a broadcast of op(A) times a row of op(B).
-typedef float Vec8 __attribute__((vector_size(32)));
 static_assert(kNr == 16, "the micro-kernel holds a row of the micro-tile in two Vec8");
 
 inline Vec8 load8(const float* p) {
