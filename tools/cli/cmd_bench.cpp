@@ -17,7 +17,7 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_sigint(int) { g_interrupted.store(true); }
 
-struct BenchGemmOptions {
+struct BenchOptions {
   std::string sizes;  // empty: a default set for the backend
   std::string kernels;
   std::string csv, json;
@@ -101,7 +101,7 @@ class BenchSession {
   void (*previous_)(int) = nullptr;
 };
 
-int run_bench_gemm(const BenchGemmOptions& o) {
+int run_bench_gemm(const BenchOptions& o) {
   bench::GemmBenchConfig cfg;
   Status s = resolve_context(o.backend, &cfg.ctx);
   if (!s) return fail(s);
@@ -128,7 +128,7 @@ int run_bench_gemm(const BenchGemmOptions& o) {
                         !o.no_flush, o.csv, o.json);
 }
 
-int run_bench_memory(bench::MemoryOp op, const BenchGemmOptions& o) {
+int run_bench_memory(bench::MemoryOp op, const BenchOptions& o) {
   bench::MemoryBenchConfig cfg;
   Status s = resolve_context(o.backend, &cfg.ctx);
   if (!s) return fail(s);
@@ -179,7 +179,7 @@ int run_report_with_session(const bench::ReportConfig& config) {
 void add_bench_command(CLI::App& app, int* exit_code) {
   CLI::App* bench = app.add_subcommand("bench", "Benchmark kernels beside the vendor baselines");
   bench->require_subcommand(1);
-  auto o = std::make_shared<BenchGemmOptions>();
+  auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = bench->add_subcommand("gemm", "Benchmark GEMM kernels over a set of sizes");
   cmd->add_option("--sizes", o->sizes,
                   "list '1024,4096', range '256:2048:64' (stop included), or 'MxNxK' triples; "
@@ -216,7 +216,7 @@ void add_bench_command(CLI::App& app, int* exit_code) {
       {bench::MemoryOp::kTranspose, "Benchmark transpose kernels against the copy ceiling (GB/s)"},
       {bench::MemoryOp::kDot, "Benchmark dot-product kernels against the copy ceiling (GB/s)"}};
   for (const auto& [op, help] : families) {
-    auto m = std::make_shared<BenchGemmOptions>();
+    auto m = std::make_shared<BenchOptions>();
     CLI::App* sub = bench->add_subcommand(bench::memory_op_name(op), help);
     sub->add_option("--sizes", m->sizes,
                     op == bench::MemoryOp::kTranspose

@@ -9,7 +9,7 @@
 namespace tilekit::cli {
 namespace {
 
-struct GemmOptions {
+struct GemmCommandOptions {
   int64_t m = -1, n = -1, k = -1;
   std::string a_path, b_path, c_path, out_path;
   float alpha = 1.0f, beta = 0.0f;
@@ -30,7 +30,7 @@ struct HostProblem {
   std::vector<float> a, b, c;
 };
 
-Status load_problem(const GemmOptions& o, HostProblem* h) {
+Status load_problem(const GemmCommandOptions& o, HostProblem* h) {
   GemmProblem& p = h->p;
   p.op_a = o.trans_a ? Op::kT : Op::kN;
   p.op_b = o.trans_b ? Op::kT : Op::kN;
@@ -96,7 +96,7 @@ Status load_problem(const GemmOptions& o, HostProblem* h) {
   return Status::ok();
 }
 
-int run_gemm(const GemmOptions& o) {
+int run_gemm(const GemmCommandOptions& o) {
   HostProblem h;
   Status s = load_problem(o, &h);
   if (!s) return fail(s);
@@ -196,7 +196,7 @@ int run_gemm(const GemmOptions& o) {
 }  // namespace
 
 void add_gemm_command(CLI::App& app, int* exit_code) {
-  auto o = std::make_shared<GemmOptions>();
+  auto o = std::make_shared<GemmCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "gemm", "Run one GEMM C = alpha·op(A)·op(B) + beta·C on random inputs or .npy files");
   cmd->add_option("--m", o->m, "rows of op(A) and C (random inputs)")->check(non_negative());
