@@ -71,6 +71,14 @@ Status parse_sizes(const std::string& spec, std::vector<GemmShape>* out) {
   return Status::ok();
 }
 
+Status record_error_row(const Status& s, BenchRow row, std::vector<BenchRow>* rows) {
+  if (s.code() == StatusCode::kCancelled || s.code() == StatusCode::kCudaError) return s;
+  row.outcome = "error";
+  row.detail = s.message();
+  rows->push_back(std::move(row));
+  return Status::ok();
+}
+
 std::string baseline_kernel_id(Backend backend) {
   return backend == Backend::kCuda ? "gemm.cuda.cublas.f32" : "gemm.cpu.openblas.f32";
 }
@@ -200,10 +208,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       if (s) s = device_synchronize(ctx);
       if (s && gpu) s = x.d_c.download(x.c.data(), x.c.size(), ctx.stream);
       if (!s) {
-        if (s.code() == StatusCode::kCudaError) return s;  // the context may be unusable
-        row.outcome = "error";
-        row.detail = s.message();
-        rows->push_back(row);
+        TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
       const GemmCheck check = check_gemm_result(x.c.data(), p.ldc, p.layout, ref, p.k);
@@ -218,12 +223,8 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       // 2. Time it.
       s = measure(*timer, [&] { return run_gemm_kernel(*kernel, ctx, p); }, cfg.timing,
                   cfg.cancel, &row.timing);
-      if (s.code() == StatusCode::kCancelled) return s;
       if (!s) {
-        if (s.code() == StatusCode::kCudaError) return s;
-        row.outcome = "error";
-        row.detail = s.message();
-        rows->push_back(row);
+        TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
       row.outcome = "ok";

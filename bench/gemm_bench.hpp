@@ -63,6 +63,11 @@ struct BenchRow {
   std::string limiter;
 };
 
+// A kernel call failed during a sweep: records an "error" row and returns ok so the sweep goes
+// on, unless it must stop (interrupted, or a CUDA error that may have left the context
+// unusable): then returns `s`.
+Status record_error_row(const Status& s, BenchRow row, std::vector<BenchRow>* rows);
+
 // The baseline a backend's rows are compared with: cuBLAS (pedantic) or OpenBLAS.
 std::string baseline_kernel_id(Backend backend);
 

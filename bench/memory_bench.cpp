@@ -331,10 +331,7 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
       }
       Status s = verify(e, into_copy, &row);
       if (!s) {
-        if (s.code() == StatusCode::kCudaError) return s;
-        row.outcome = "error";
-        row.detail = s.message();
-        rows->push_back(row);
+        TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
       if (row.verification.rfind("FAIL", 0) == 0) {
@@ -344,12 +341,8 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
         continue;
       }
       s = measure(*timer, [&] { return e.run(b, size); }, cfg.timing, cfg.cancel, &row.timing);
-      if (s.code() == StatusCode::kCancelled) return s;
       if (!s) {
-        if (s.code() == StatusCode::kCudaError) return s;
-        row.outcome = "error";
-        row.detail = s.message();
-        rows->push_back(row);
+        TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
       row.outcome = "ok";

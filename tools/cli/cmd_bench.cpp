@@ -101,6 +101,17 @@ class BenchSession {
   void (*previous_)(int) = nullptr;
 };
 
+// What every `bench` subcommand takes the same way: seed, baseline, flush and stopping rule.
+template <typename Config>
+void apply_common(const BenchOptions& o, Config* cfg) {
+  cfg->kernels = o.kernels;
+  cfg->add_baseline = !o.no_baseline;
+  cfg->seed = o.seed;
+  cfg->timing.flush_l2 = !o.no_flush;
+  cfg->timing.min_samples = o.min_samples;
+  cfg->timing.max_time_s = o.max_time;
+}
+
 int run_bench_gemm(const BenchOptions& o) {
   bench::GemmBenchConfig cfg;
   Status s = resolve_context(o.backend, &cfg.ctx);
@@ -108,17 +119,12 @@ int run_bench_gemm(const BenchOptions& o) {
   const bool gpu = cfg.ctx.backend == Backend::kCuda;
   const std::string sizes = !o.sizes.empty() ? o.sizes : gpu ? "1024,2048,4096" : "256,512,1024";
   if (!(s = bench::parse_sizes(sizes, &cfg.shapes))) return fail(s);
-  cfg.kernels = o.kernels;
-  cfg.add_baseline = !o.no_baseline;
+  apply_common(o, &cfg);
   cfg.layout = o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor;
   cfg.op_a = o.trans_a ? Op::kT : Op::kN;
   cfg.op_b = o.trans_b ? Op::kT : Op::kN;
   cfg.alpha = o.alpha;
   cfg.beta = o.beta;
-  cfg.seed = o.seed;
-  cfg.timing.flush_l2 = !o.no_flush;
-  cfg.timing.min_samples = o.min_samples;
-  cfg.timing.max_time_s = o.max_time;
   BenchSession session;
   cfg.progress = session.progress();
   cfg.cancel = session.cancel();
@@ -140,12 +146,7 @@ int run_bench_memory(bench::MemoryOp op, const BenchOptions& o) {
   }
   if (!(s = bench::parse_memory_sizes(op, sizes, &cfg.sizes))) return fail(s);
   cfg.op = op;
-  cfg.kernels = o.kernels;
-  cfg.add_baseline = !o.no_baseline;
-  cfg.seed = o.seed;
-  cfg.timing.flush_l2 = !o.no_flush;
-  cfg.timing.min_samples = o.min_samples;
-  cfg.timing.max_time_s = o.max_time;
+  apply_common(o, &cfg);
   BenchSession session;
   cfg.progress = session.progress();
   cfg.cancel = session.cancel();
