@@ -278,6 +278,19 @@ class Cli(unittest.TestCase):
         self.assertGreater(meta["ceilings"]["peak_gflops"], 0)
         self.assertGreater(meta["ceilings"]["bandwidth_gbps"], 0)
 
+    def test_report_ctrl_c_still_writes_the_report(self):
+        out = self.path("partial")
+        p = subprocess.Popen([TILEKIT, "report", "--backend", "cpu", "--sizes", "64:1024:64", "--out", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(4)
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=300)
+        self.assertEqual(p.returncode, 130, stdout + stderr)
+        with open(os.path.join(out, "report.md")) as f:
+            self.assertIn("Interrupted", f.read())
+        with open(os.path.join(out, "rows.csv")) as f:
+            self.assertGreaterEqual(len(f.read().splitlines()), 2)  # header and finished rows
+
     def test_report_needs_out_and_refuses_a_file(self):
         self.assertEqual(run("report", "--quick").returncode, 2)
         blocker = self.path("file")
