@@ -14,6 +14,7 @@
 
 #include "memory_bench.hpp"
 #include "report.hpp"
+#include "tilekit_git_commit.h"  // generated at build time: TILEKIT_GIT_COMMIT
 #include "tilekit/occupancy.hpp"
 #include "tilekit/roofline.hpp"
 
@@ -53,6 +54,30 @@ struct TrafficRow {
   double loads = 0, stores = 0, bytes = 0, flops = 0, q = 0, reduction = 0;
   double measured_gflops = 0, roof_gflops = 0;
 };
+
+// OpenBLAS picks its kernels from CPUID at load time; some virtual machines make it pick old
+// SSE-only kernels (seen: "Prescott") on CPUs that do have AVX2. Returns a warning then.
+std::string openblas_kernel_warning() {
+  const std::string config = openblas_config_string();
+  const bool old_kernels = config.find("Prescott") != std::string::npos ||
+                           config.find("Core2") != std::string::npos ||
+                           config.find("Nehalem") != std::string::npos;
+  if (!old_kernels) return "";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  bool avx2 = false, avx512 = false;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("flags", 0) == 0) {
+      avx2 = line.find(" avx2") != std::string::npos;
+      avx512 = line.find(" avx512f") != std::string::npos;
+      break;
+    }
+  if (!avx2) return "";
+  return std::string("OpenBLAS chose pre-AVX kernels (") + config.substr(config.find("USE_OPENMP") + 11) +
+         ") on a CPU with " + (avx512 ? "AVX-512" : "AVX2") +
+         ": its figures understate this CPU. Run with OPENBLAS_CORETYPE=" +
+         (avx512 ? "SkylakeX" : "Haswell") + " to choose its kernels by hand.";
+}
 
 }  // namespace
 
@@ -247,6 +272,7 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
      << "Backend " << backend_name(cfg.ctx.backend) << "; CUDA " << env.cuda_runtime << ", cuBLAS "
      << env.cublas << "; " << env.openblas << " on " << query_cpu().model << " ("
      << query_cpu().omp_max_threads << " threads).\n"
+     << (openblas_kernel_warning().empty() ? "" : "\n**Note:** " + openblas_kernel_warning() + "\n\n")
      << "Every row was verified against a double-precision reference before it was timed "
         "(rows.csv has the verdicts); times are medians of samples "
      << (gpu ? "timed with CUDA events, L2 flushed before each." : "timed with a steady clock.")
