@@ -264,15 +264,17 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
   const std::string naive = gpu ? "gemm.cuda.01_naive.f32.16x16" : "gemm.cpu.reference.f32";
   const std::string blas = "gemm.cpu.openblas.f32";
 
+  const CpuInfo cpu = query_cpu();
+  const std::string blas_warning = openblas_kernel_warning();
   std::ostringstream md;
   md << "# tilekit report — " << env.device << "\n\n"
      << "Made by `" << cfg.command_line << "` (tilekit " << env.tilekit_version << ", commit "
      << TILEKIT_GIT_COMMIT << ") on " << env.timestamp_utc << ".\n"
      << (outcome->interrupted ? "\n**Interrupted**: the tables hold what finished.\n" : "")
      << "Backend " << backend_name(cfg.ctx.backend) << "; CUDA " << env.cuda_runtime << ", cuBLAS "
-     << env.cublas << "; " << env.openblas << " on " << query_cpu().model << " ("
-     << query_cpu().omp_max_threads << " threads).\n"
-     << (openblas_kernel_warning().empty() ? "" : "\n**Note:** " + openblas_kernel_warning() + "\n\n")
+     << env.cublas << "; " << env.openblas << " on " << cpu.model << " (" << cpu.omp_max_threads
+     << " threads).\n"
+     << (blas_warning.empty() ? "" : "\n**Note:** " + blas_warning + "\n\n")
      << "Every row was verified against a double-precision reference before it was timed "
         "(rows.csv has the verdicts); times are medians of samples "
      << (gpu ? "timed with CUDA events, L2 flushed before each." : "timed with a steady clock.")

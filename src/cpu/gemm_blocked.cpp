@@ -13,6 +13,7 @@
 #include <omp.h>
 
 #include "core/strides.hpp"
+#include "core/kernel_entry.hpp"
 #include "cpu/cpu_kernels.hpp"
 #include "cpu/simd.hpp"
 
@@ -143,18 +144,12 @@ Status blocked_launch(const GemmProblem& p, const Context& ctx) {
 }  // namespace
 
 GemmKernel blocked_gemm_kernel() {
-  GemmKernel k;
-  k.info.id = "gemm.cpu.blocked.f32." + std::to_string(kMr) + "x" + std::to_string(kNr) + "_kc" +
-              std::to_string(kKc);
-  k.info.op = "gemm";
-  k.info.backend = Backend::kCpu;
-  k.info.dtype = "f32";
-  k.info.step = 1;
-  k.info.tile = "micro " + std::to_string(kMr) + "x" + std::to_string(kNr) + ", block " +
-                std::to_string(kMc) + "x" + std::to_string(kNc) + "x" + std::to_string(kKc);
-  k.info.requirements = "any layout, op, size and leading dimension";
-  k.info.auto_rank = 10;
-  k.can_implement = [](const GemmProblem&, const DeviceInfo*) { return Status::ok(); };
+  const std::string micro = std::to_string(kMr) + "x" + std::to_string(kNr);
+  GemmKernel k = make_entry<GemmProblem>(
+      "gemm.cpu.blocked.f32." + micro + "_kc" + std::to_string(kKc), "gemm", Backend::kCpu, 1,
+      "micro " + micro + ", block " + std::to_string(kMc) + "x" + std::to_string(kNc) + "x" +
+          std::to_string(kKc),
+      "any layout, op, size and leading dimension", 10);
   k.launch = blocked_launch;
   return k;
 }

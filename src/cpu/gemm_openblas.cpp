@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cpu/cpu_kernels.hpp"
+#include "core/kernel_entry.hpp"
 
 namespace tilekit::cpu {
 namespace {
@@ -34,14 +35,11 @@ Status openblas_can_implement(const GemmProblem& p, const DeviceInfo*) {
 }  // namespace
 
 GemmKernel openblas_gemm_kernel() {
-  GemmKernel k;
-  k.info.id = "gemm.cpu.openblas.f32";
-  k.info.op = "gemm";
-  k.info.backend = Backend::kCpu;
-  k.info.dtype = "f32";
-  k.info.requirements = "sizes and leading dimensions within OpenBLAS's integer range";
+  // auto_rank 20: the fastest CPU GEMM we have.
+  GemmKernel k = make_entry<GemmProblem>(
+      "gemm.cpu.openblas.f32", "gemm", Backend::kCpu, 0, "",
+      "sizes and leading dimensions within OpenBLAS's integer range", 20);
   k.info.is_baseline = true;
-  k.info.auto_rank = 20;  // the fastest CPU GEMM we have
   k.can_implement = openblas_can_implement;
   k.launch = openblas_launch;
   return k;

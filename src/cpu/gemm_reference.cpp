@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/strides.hpp"
+#include "core/kernel_entry.hpp"
 #include "cpu/cpu_kernels.hpp"
 
 namespace tilekit::cpu {
@@ -64,16 +65,11 @@ Status reference_launch(const GemmProblem& p, const Context& ctx) {
 }  // namespace
 
 GemmKernel reference_gemm_kernel() {
-  GemmKernel k;
-  k.info.id = "gemm.cpu.reference.f32";
-  k.info.op = "gemm";
-  k.info.backend = Backend::kCpu;
-  k.info.dtype = "f32";
-  k.info.requirements = "any layout, op, size and leading dimension";
+  // auto_rank 0: the slowest; auto picks it only when nothing else can run.
+  GemmKernel k = make_entry<GemmProblem>("gemm.cpu.reference.f32", "gemm", Backend::kCpu, 0, "",
+                                         "any layout, op, size and leading dimension", 0);
   k.info.is_reference = true;
   k.info.tile_m = k.info.tile_n = 1;  // a dot product per element, like the naive GPU step
-  k.info.auto_rank = 0;  // the slowest: auto picks it only when nothing else can run
-  k.can_implement = [](const GemmProblem&, const DeviceInfo*) { return Status::ok(); };
   k.launch = reference_launch;
   return k;
 }

@@ -8,6 +8,7 @@
 
 #include <omp.h>
 
+#include "core/kernel_entry.hpp"
 #include "cpu/cpu_kernels.hpp"
 
 namespace tilekit::cpu {
@@ -16,16 +17,7 @@ namespace {
 template <typename P>
 Kernel<P> cpu_kernel(const std::string& id, int step, const std::string& tile, const char* op,
                      int rank, std::function<Status(const P&, const Context&)> launch) {
-  Kernel<P> k;
-  k.info.id = id;
-  k.info.op = op;
-  k.info.backend = Backend::kCpu;
-  k.info.dtype = "f32";
-  k.info.step = step;
-  k.info.tile = tile;
-  k.info.requirements = "any size";
-  k.info.auto_rank = rank;
-  k.can_implement = [](const P&, const DeviceInfo*) { return Status::ok(); };
+  Kernel<P> k = make_entry<P>(id, op, Backend::kCpu, step, tile, "any size", rank);
   k.launch = std::move(launch);
   return k;
 }

@@ -96,17 +96,13 @@ Status cublas_launch(const GemmProblem& p, const Context& ctx, CublasMath math) 
 }  // namespace
 
 GemmKernel cublas_gemm_kernel(CublasMath math) {
-  GemmKernel k;
   const bool pedantic = math == CublasMath::kPedantic;
-  k.info.id = pedantic ? "gemm.cuda.cublas.f32" : "gemm.cuda.cublas_default.f32";
-  k.info.op = "gemm";
-  k.info.backend = Backend::kCuda;
-  k.info.dtype = "f32";
-  k.info.requirements = pedantic ? "any shape; CUBLAS_PEDANTIC_MATH (fp32 FFMA, no tensor cores)"
-                                 : "any shape; CUBLAS_DEFAULT_MATH";
+  GemmKernel k = cuda_entry<GemmProblem>(
+      pedantic ? "gemm.cuda.cublas.f32" : "gemm.cuda.cublas_default.f32", "gemm", 0, "",
+      pedantic ? "any shape; CUBLAS_PEDANTIC_MATH (fp32 FFMA, no tensor cores)"
+               : "any shape; CUBLAS_DEFAULT_MATH",
+      pedantic ? 10 : 20);
   k.info.is_baseline = true;
-  k.info.auto_rank = pedantic ? 10 : 20;
-  k.can_implement = [](const GemmProblem&, const DeviceInfo*) { return Status::ok(); };
   k.launch = [math](const GemmProblem& p, const Context& ctx) { return cublas_launch(p, ctx, math); };
   return k;
 }

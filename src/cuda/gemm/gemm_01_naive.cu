@@ -3,6 +3,7 @@
 // Requires: float32; any m, n, k; any layout and op (32-bit offsets).
 // Expect:   ≈ 5 TFLOP/s on an H200 at any size: every thread re-reads a row of A and a column
 //           of B (2·m·n·k loads); the caches absorb much of it, but the loads bound it.
+#include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder_common.cuh"
 
 namespace tilekit::cuda {
@@ -27,7 +28,6 @@ Status launch_naive(const GemmProblem& p, const Context& ctx) {
   const RowMajorGemm g = to_row_major(p);
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid(ceil_div(g.n, kBlockX), ceil_div(g.m, kBlockY));
-  if (grid.y > 65535) return not_supported("grid.y = " + std::to_string(grid.y) + " > 65535");
   return dispatch_ops(g.trans_a, g.trans_b, [&](auto ta, auto tb) -> Status {
     naive_gemm_kernel<decltype(ta)::value, decltype(tb)::value><<<grid, block, 0, ctx.stream>>>(g);
     TILEKIT_CUDA_CHECK_LAUNCH("naive_gemm_kernel");
@@ -38,23 +38,13 @@ Status launch_naive(const GemmProblem& p, const Context& ctx) {
 }  // namespace
 
 GemmKernel naive_gemm_entry() {
-  GemmKernel k;
-  k.info.id = "gemm.cuda.01_naive.f32." + std::to_string(kBlockX) + "x" + std::to_string(kBlockY);
-  k.info.op = "gemm";
-  k.info.backend = Backend::kCuda;
-  k.info.dtype = "f32";
-  k.info.step = 1;
-  k.info.tile = "1 element/thread, block " + std::to_string(kBlockX) + "x" + std::to_string(kBlockY);
-  k.info.requirements = "any shape, layout and op; m < 2^20";
-  k.info.auto_rank = 1;
+  const std::string block = std::to_string(kBlockX) + "x" + std::to_string(kBlockY);
+  GemmKernel k = cuda_entry<GemmProblem>("gemm.cuda.01_naive.f32." + block, "gemm", 1,
+                                         "1 element/thread, block " + block,
+                                         "any shape, layout and op; m < 2^20", 1);
   k.info.tile_m = k.info.tile_n = 1;  // every thread reads its own row of A and column of B
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
-    TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
-    const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;
-    if ((rows + kBlockY - 1) / kBlockY > 65535)
-      return not_supported("needs " + std::to_string(rows) + " rows / " +
-                           std::to_string(kBlockY) + " <= 65535 blocks in grid.y");
-    return Status::ok();
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
+    return check_ladder_problem(p, kBlockY);
   };
   k.launch = launch_naive;
   k.resources = [](KernelResources* out) {

@@ -5,6 +5,7 @@
 // Requires: float32; m, n, k multiples of BLOCK_SIZE (16 or 32); any layout and op.
 // Expect:   ≈ 8 (16) and 9 (32) TFLOP/s on an H200: now bound by shared-memory loads, two per
 //           FMA (Bs is read along a row, As broadcast).
+#include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder_common.cuh"
 
 namespace tilekit::cuda {
@@ -44,26 +45,17 @@ Status launch_smem_tiled(const GemmProblem& p, const Context& ctx) {
 
 template <int kBlock>
 GemmKernel make_entry() {
-  GemmKernel k;
   const std::string b = std::to_string(kBlock);
-  k.info.id = "gemm.cuda.02_smem_tiled.f32." + b;
-  k.info.op = "gemm";
-  k.info.backend = Backend::kCuda;
-  k.info.dtype = "f32";
-  k.info.step = 2;
-  k.info.tile = b + "x" + b + " smem tiles, 1 element/thread";
-  k.info.requirements = "m, n, k multiples of " + b + "; m/" + b + " <= 65535";
-  k.info.auto_rank = 2;
+  GemmKernel k = cuda_entry<GemmProblem>("gemm.cuda.02_smem_tiled.f32." + b, "gemm", 2,
+                                         b + "x" + b + " smem tiles, 1 element/thread",
+                                         "m, n, k multiples of " + b + "; m/" + b + " <= 65535", 2);
   k.info.tile_m = k.info.tile_n = kBlock;
   k.can_implement = [b](const GemmProblem& p, const DeviceInfo*) -> Status {
-    TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
     if (p.m % kBlock || p.n % kBlock || p.k % kBlock)
       return not_supported("needs m, n, k multiples of BLOCK_SIZE " + b + " (got " +
                            std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
                            std::to_string(p.k) + "); step 03 takes any size");
-    const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;
-    if (rows / kBlock > 65535) return not_supported("more than 65535 row blocks in grid.y");
-    return Status::ok();
+    return check_ladder_problem(p, kBlock);
   };
   k.launch = launch_smem_tiled<kBlock>;
   k.resources = [](KernelResources* out) {

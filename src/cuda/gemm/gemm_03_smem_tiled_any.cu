@@ -6,6 +6,7 @@
 // Requires: float32; any m, n, k >= 0; any layout and op.
 // Expect:   within a few % of step 2 where both run (the branch is uniform per block); at
 //           n = 4097 about the 4096 rate, plus the cost of one extra row and column of tiles.
+#include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder_common.cuh"
 
 namespace tilekit::cuda {
@@ -68,23 +69,13 @@ Status launch_smem_tiled_any(const GemmProblem& p, const Context& ctx) {
 
 template <int kBlock>
 GemmKernel make_entry() {
-  GemmKernel k;
   const std::string b = std::to_string(kBlock);
-  k.info.id = "gemm.cuda.03_smem_tiled_any.f32." + b;
-  k.info.op = "gemm";
-  k.info.backend = Backend::kCuda;
-  k.info.dtype = "f32";
-  k.info.step = 3;
-  k.info.tile = b + "x" + b + " smem tiles, 1 element/thread";
-  k.info.requirements = "any shape, layout and op; m < 65536·" + b;
-  k.info.auto_rank = 3;
+  GemmKernel k = cuda_entry<GemmProblem>("gemm.cuda.03_smem_tiled_any.f32." + b, "gemm", 3,
+                                         b + "x" + b + " smem tiles, 1 element/thread",
+                                         "any shape, layout and op; m < 65536·" + b, 3);
   k.info.tile_m = k.info.tile_n = kBlock;
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
-    TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
-    const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;
-    if ((rows + kBlock - 1) / kBlock > 65535)
-      return not_supported("more than 65535 row blocks in grid.y");
-    return Status::ok();
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
+    return check_ladder_problem(p, kBlock);
   };
   k.launch = launch_smem_tiled_any<kBlock>;
   k.resources = [](KernelResources* out) {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder_common.cuh"
 
 namespace tilekit::cuda {
@@ -108,7 +109,6 @@ Status launch_smem_dynamic(const GemmProblem& p, const Context& ctx) {
   const RowMajorGemm g = to_row_major(p);
   const dim3 block(cfg.side, cfg.side);
   const dim3 grid(ceil_div(g.n, cfg.side), ceil_div(g.m, cfg.side));
-  if (grid.y > 65535) return not_supported("grid.y = " + std::to_string(grid.y) + " > 65535");
   const size_t smem = required_smem(cfg.side * cfg.side);
   return dispatch_ops(g.trans_a, g.trans_b, [&](auto ta, auto tb) -> Status {
     smem_dynamic_gemm_kernel<decltype(ta)::value, decltype(tb)::value>
@@ -121,26 +121,16 @@ Status launch_smem_dynamic(const GemmProblem& p, const Context& ctx) {
 }  // namespace
 
 GemmKernel smem_dynamic_gemm_entry() {
-  GemmKernel k;
-  k.info.id = "gemm.cuda.04_smem_dynamic.f32";
-  k.info.op = "gemm";
-  k.info.backend = Backend::kCuda;
-  k.info.dtype = "f32";
-  k.info.step = 4;
-  k.info.tile = "side chosen at run time";
-  k.info.requirements = "any shape, layout and op; row blocks <= 65535";
-  k.info.auto_rank = 4;
+  GemmKernel k = cuda_entry<GemmProblem>("gemm.cuda.04_smem_dynamic.f32", "gemm", 4,
+                                         "side chosen at run time",
+                                         "any shape, layout and op; row blocks <= 65535", 4);
   k.info.tile_m = k.info.tile_n = -1;  // the side is chosen at run time
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
-    TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
     int device = 0;
     TILEKIT_CUDA_TRY(cudaGetDevice(&device));
     Config cfg;
     TILEKIT_RETURN_IF_ERROR(configure(device, &cfg));
-    const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;
-    if ((rows + cfg.side - 1) / cfg.side > 65535)
-      return not_supported("more than 65535 row blocks in grid.y");
-    return Status::ok();
+    return check_ladder_problem(p, cfg.side);
   };
   k.launch = launch_smem_dynamic;
   k.resources = [](KernelResources* out) -> Status {

@@ -11,6 +11,7 @@
 //           thread: more reuse per shared load); the seed's design measured 23. No overlap of
 //           global loads with math yet (one buffer, two barriers per k-tile): cuBLAS's 51 adds
 //           double buffering, warp tiling and larger tiles.
+#include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder_common.cuh"
 
 namespace tilekit::cuda {
@@ -135,27 +136,18 @@ Status launch_register_blocked(const GemmProblem& p, const Context& ctx) {
 template <int kThreadsX, int kThreadsY>
 GemmKernel make_entry() {
   using P = RegisterBlockedPolicy<kThreadsX, kThreadsY>;
-  GemmKernel k;
   const std::string tile = std::to_string(P::kBm) + "x" + std::to_string(P::kBn) + "x" +
                            std::to_string(P::kBk);
   const std::string per_thread = std::to_string(P::kTm) + "x" + std::to_string(P::kTn);
-  k.info.id = "gemm.cuda.05_register_blocked.f32." + tile + "_t" + per_thread;
-  k.info.op = "gemm";
-  k.info.backend = Backend::kCuda;
-  k.info.dtype = "f32";
-  k.info.step = 5;
-  k.info.tile = tile + ", " + std::to_string(kThreadsX) + "x" + std::to_string(kThreadsY) +
-                " threads, " + per_thread + "/thread";
-  k.info.requirements = "any shape, layout and op; m < 65536·64";
-  k.info.auto_rank = 5;
+  GemmKernel k = cuda_entry<GemmProblem>(
+      "gemm.cuda.05_register_blocked.f32." + tile + "_t" + per_thread, "gemm", 5,
+      tile + ", " + std::to_string(kThreadsX) + "x" + std::to_string(kThreadsY) + " threads, " +
+          per_thread + "/thread",
+      "any shape, layout and op; m < 65536·64", 5);
   k.info.tile_m = P::kBm;
   k.info.tile_n = P::kBn;
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
-    TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
-    const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;
-    if ((rows + P::kBm - 1) / P::kBm > 65535)
-      return not_supported("more than 65535 row blocks in grid.y");
-    return Status::ok();
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
+    return check_ladder_problem(p, P::kBm);
   };
   k.launch = launch_register_blocked<P>;
   k.resources = [](KernelResources* out) {

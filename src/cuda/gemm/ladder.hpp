@@ -29,6 +29,9 @@ struct RowMajorGemm {
 // Ok when every size and every element offset of `p` fits in a 32-bit int (the ladder kernels
 // index with int); otherwise kNotSupported naming the offending quantity.
 Status check_32bit_indexing(const GemmProblem& p);
+// What every ladder step's can_implement checks first: 32-bit indexing, and that the row-major
+// view's row blocks of `tile_rows` rows fit in grid.y (at most 65535).
+Status check_ladder_problem(const GemmProblem& p, int64_t tile_rows);
 RowMajorGemm to_row_major(const GemmProblem& p);
 
 // cudaFuncGetAttributes of a kernel, at a launch configuration.

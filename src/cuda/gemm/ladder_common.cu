@@ -17,6 +17,16 @@ Status check_32bit_indexing(const GemmProblem& p) {
   return Status::ok();
 }
 
+Status check_ladder_problem(const GemmProblem& p, int64_t tile_rows) {
+  TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
+  const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;  // to_row_major's m
+  const int64_t blocks = (rows + tile_rows - 1) / tile_rows;
+  if (blocks > 65535)
+    return not_supported("needs " + std::to_string(blocks) + " row blocks of " +
+                         std::to_string(tile_rows) + " in grid.y, more than 65535");
+  return Status::ok();
+}
+
 RowMajorGemm to_row_major(const GemmProblem& p) {
   RowMajorGemm g;
   g.alpha = p.alpha;

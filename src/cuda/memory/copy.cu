@@ -80,8 +80,6 @@ Status launch_float4(const CopyProblem& p, const Context& ctx) {
   return Status::ok();
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
 
 CopyKernel copy_coalesced_entry() {

@@ -63,6 +63,4 @@ __device__ __forceinline__ T thread_partial(const float* __restrict__ x, const f
   return sum;
 }
 
-inline bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 }  // namespace tilekit::cuda

@@ -77,8 +77,6 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY) transpose_vectorized_ke
     transpose_tile<false>(t, s_tile, r0, c0);
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
 
 TransposeKernel transpose_vectorized_entry() {
