@@ -20,6 +20,7 @@ enum class StatusCode {
   kCublasError,      // a cuBLAS call failed (code kept)
   kVerificationFailed,
   kCancelled,        // the user interrupted long work
+  kOutOfMemory,      // a host or device allocation failed or can never fit (size named)
   kInternal,
 };
 
@@ -58,6 +59,9 @@ inline Status not_supported(std::string msg) {
   return Status(StatusCode::kNotSupported, std::move(msg));
 }
 inline Status io_error(std::string msg) { return Status(StatusCode::kIoError, std::move(msg)); }
+inline Status out_of_memory(std::string msg) {
+  return Status(StatusCode::kOutOfMemory, std::move(msg));
+}
 
 }  // namespace tilekit
 

@@ -12,6 +12,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kCublasError: return "cuBLAS error";
     case StatusCode::kVerificationFailed: return "verification failed";
     case StatusCode::kCancelled: return "cancelled";
+    case StatusCode::kOutOfMemory: return "out of memory";
     case StatusCode::kInternal: return "internal error";
   }
   return "unknown";
