@@ -12,7 +12,7 @@ namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
-TEST(Sizes, ElementsMultiply) {
+TEST(CheckedSizes, ElementsMultiply) {
   int64_t n = -1;
   ASSERT_TRUE(checked_elements(3, 7, "A", &n));
   EXPECT_EQ(n, 21);
@@ -20,7 +20,7 @@ TEST(Sizes, ElementsMultiply) {
   EXPECT_EQ(n, 0);
 }
 
-TEST(Sizes, ElementOverflowNamesTheMatrix) {
+TEST(CheckedSizes, ElementOverflowNamesTheMatrix) {
   int64_t n = 0;
   const Status s = checked_elements(3, 6148914691236517206LL, "C", &n);
   ASSERT_FALSE(s);
@@ -30,7 +30,7 @@ TEST(Sizes, ElementOverflowNamesTheMatrix) {
   EXPECT_FALSE(checked_elements(-1, 2, "B", &n));
 }
 
-TEST(Sizes, ByteOverflow) {
+TEST(CheckedSizes, ByteOverflow) {
   size_t bytes = 0;
   ASSERT_TRUE(checked_bytes(1000, 4, "x", &bytes));
   EXPECT_EQ(bytes, 4000u);
@@ -38,7 +38,7 @@ TEST(Sizes, ByteOverflow) {
   EXPECT_FALSE(checked_matrix_bytes(1LL << 31, 1LL << 31, 4, "A", &bytes));
 }
 
-TEST(Sizes, HostLimitAndResize) {
+TEST(CheckedSizes, HostLimitAndResize) {
   EXPECT_TRUE(check_host_allocation(1 << 20, "small"));
   const Status s = check_host_allocation(std::numeric_limits<size_t>::max() / 2, "C");
   ASSERT_FALSE(s);
@@ -51,7 +51,7 @@ TEST(Sizes, HostLimitAndResize) {
   EXPECT_EQ(v.size(), 10u);  // nothing lost on failure
 }
 
-TEST(Sizes, HumanBytes) {
+TEST(CheckedSizes, HumanBytes) {
   EXPECT_EQ(human_bytes(512), "512 B");
   EXPECT_EQ(human_bytes(160e9), "160 GB");
   EXPECT_EQ(human_bytes(1.5e6), "1.5 MB");
