@@ -6,10 +6,6 @@
 #include <random>
 
 #include "core/backend.hpp"
-#include "cpu/cpu_kernels.hpp"
-#if TILEKIT_WITH_CUDA
-#include "cuda/cuda_kernels.hpp"
-#endif
 
 namespace tilekit {
 
@@ -21,21 +17,18 @@ Status compute_gemm_reference(const Context& ctx, const GemmProblem& p, GemmRefe
   out->value.assign(count, 0.0);
   out->magnitude.assign(count, 0.0);
   if (count == 0) return Status::ok();
-  if (ctx.backend == Backend::kCpu) {
-    cpu::reference_gemm_f64(p, out->value.data(), out->magnitude.data());
-    return Status::ok();
-  }
-#if TILEKIT_WITH_CUDA
   TILEKIT_RETURN_IF_ERROR(check_context(ctx, nullptr));
-  DeviceBuffer<double> value, magnitude;
+  DeviceScope scope(ctx);
+  TILEKIT_RETURN_IF_ERROR(scope.status());
+  const BackendOps& backend = backend_ops(ctx.backend);
+  if (ctx.backend == Backend::kCpu)
+    return backend.reference_gemm_f64(p, out->value.data(), out->magnitude.data(), ctx);
+  DeviceBuffer<double> value, magnitude;  // the backend's memory: device memory on a GPU
   TILEKIT_RETURN_IF_ERROR(value.allocate(count, "the reference result"));
   TILEKIT_RETURN_IF_ERROR(magnitude.allocate(count, "the reference magnitudes"));
-  TILEKIT_RETURN_IF_ERROR(cuda::reference_gemm_f64(p, value.get(), magnitude.get(), ctx));
+  TILEKIT_RETURN_IF_ERROR(backend.reference_gemm_f64(p, value.get(), magnitude.get(), ctx));
   TILEKIT_RETURN_IF_ERROR(value.download(out->value.data(), count, ctx.stream));
   return magnitude.download(out->magnitude.data(), count, ctx.stream);
-#else
-  return check_context(ctx, nullptr);
-#endif
 }
 
 double dot_error_bound_factor(int64_t n) {
@@ -51,14 +44,16 @@ GemmCheck check_gemm_result(const float* c, int64_t ldc, Layout layout, const Ge
   GemmCheck r;
   // Rounding of alpha·sum and of beta·C0 and the final add: k + 2 roundings at most. The tiny
   // absolute term covers results that underflow into the subnormal range.
-  const double g = options.safety * gamma_bound(k + 2);
+  const double g = options.safety * (gamma_bound(k + 2) + 2.0 * options.input_roundoff);
+  const double output_u = options.c_type == DType::kBF16 ? std::ldexp(1.0, -8) : 0.0;
   const double underflow_slack =
       static_cast<double>(k + 2) * std::numeric_limits<float>::min();
   double max_ref = 0.0;
   for (int64_t i = 0; i < ref.m; ++i) {
     for (int64_t j = 0; j < ref.n; ++j) {
       const float got = layout == Layout::kRowMajor ? c[i * ldc + j] : c[j * ldc + i];
-      const double want = ref.value[static_cast<size_t>(i * ref.n + j)];
+      double want = ref.value[static_cast<size_t>(i * ref.n + j)];
+      if (options.exact && output_u > 0) want = round_to_bf16(static_cast<float>(want));
       const double mag = ref.magnitude[static_cast<size_t>(i * ref.n + j)];
       ++r.checked;
       bool bad;
@@ -74,7 +69,8 @@ GemmCheck check_gemm_result(const float* c, int64_t ldc, Layout layout, const Ge
         ratio = bad ? std::numeric_limits<double>::infinity() : 0.0;
       } else {
         err = std::fabs(static_cast<double>(got) - want);
-        const double bound = g * mag + underflow_slack;
+        const double bound =
+            g * mag + options.safety * output_u * std::fabs(want) + underflow_slack;
         ratio = err / bound;
         bad = err > bound;
       }
@@ -96,6 +92,15 @@ GemmCheck check_gemm_result(const float* c, int64_t ldc, Layout layout, const Ge
   r.max_rel_error = max_ref > 0 ? r.max_abs_error / max_ref : r.max_abs_error;
   r.passed = r.violations == 0;
   return r;
+}
+
+CheckOptions check_options_for(const GemmTypes& types, bool exact) {
+  CheckOptions o;
+  o.exact = exact;
+  o.input_roundoff = types.compute == Compute::kF32x3TF32 ? input_unit_roundoff(types.a, types.compute)
+                                                           : 0.0;
+  o.c_type = types.c;
+  return o;
 }
 
 std::string GemmCheck::summary() const {

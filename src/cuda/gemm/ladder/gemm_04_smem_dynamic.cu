@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/gemm/ladder_common.cuh"
+#include "cuda/gemm/ladder/ladder_common.cuh"
 
 namespace tilekit::cuda {
 namespace {
@@ -103,7 +103,7 @@ Status configure(int device, Config* out) {
   return Status::ok();
 }
 
-Status launch_smem_dynamic(const GemmProblem& p, const Context& ctx) {
+Status launch_smem_dynamic(const GemmProblem& p, const Context& ctx, Workspace) {
   Config cfg;
   TILEKIT_RETURN_IF_ERROR(configure(ctx.device, &cfg));
   const RowMajorGemm g = to_row_major(p);
@@ -120,11 +120,13 @@ Status launch_smem_dynamic(const GemmProblem& p, const Context& ctx) {
 
 }  // namespace
 
-GemmKernel smem_dynamic_gemm_entry() {
-  GemmKernel k = cuda_entry<GemmProblem>("gemm.cuda.04_smem_dynamic.f32", "gemm", 4,
-                                         "side chosen at run time",
-                                         "any shape, layout and op; row blocks <= 65535", 4);
-  k.info.tile_m = k.info.tile_n = -1;  // the side is chosen at run time
+// gemm.cuda.04_smem_dynamic.f32
+void register_gemm_04_smem_dynamic(Registry& r) {
+  EntrySpec s = cuda_spec("ladder", "04_smem_dynamic", 4);
+  s.tiling.chosen_at_run_time = true;  // the side comes from the occupancy API
+  s.requirements = "any shape, layout and op; row blocks <= 65535";
+  s.auto_rank = 4;
+  GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
     int device = 0;
     TILEKIT_CUDA_TRY(cudaGetDevice(&device));
@@ -155,7 +157,7 @@ GemmKernel smem_dynamic_gemm_entry() {
            std::to_string(static_cast<int>(std::lround(cfg.occupancy * 100))) + "%";
     return Status::ok();
   };
-  return k;
+  r.add(std::move(k));
 }
 
 }  // namespace tilekit::cuda
