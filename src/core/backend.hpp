@@ -44,9 +44,8 @@ const BackendOps& backend_ops(Backend b);
 // Makes ctx's device current for a scope and restores the caller's device when it ends.
 class DeviceScope {
  public:
-  explicit DeviceScope(const Context& ctx) : ops_(backend_ops(ctx.backend)) {
-    status_ = ops_.make_current(ctx, &previous_);
-  }
+  explicit DeviceScope(const Context& ctx)
+      : ops_(backend_ops(ctx.backend)), status_(ops_.make_current(ctx, &previous_)) {}
   ~DeviceScope() {
     if (status_) ops_.restore_current(previous_);
   }

@@ -8,6 +8,7 @@
 // Expect:   a little under step 3 at the same tile side: the inner loop's trip count is a
 //           run-time value, so it cannot be fully unrolled.
 #include <cmath>
+#include <map>
 #include <mutex>
 
 #include "cuda/common/kernel_entry.hpp"
@@ -77,8 +78,7 @@ const void* representative_kernel() {
 // Chooses the tile side for the current device once and writes it to __constant__ memory.
 Status configure(int device, Config* out) {
   static std::mutex mutex;
-  static Config configs[64];
-  if (device < 0 || device >= 64) return invalid_argument("device index out of range");
+  static std::map<int, Config> configs;  // per device, any number of devices
   std::lock_guard<std::mutex> lock(mutex);
   Config& c = configs[device];
   if (!c.ready) {
@@ -133,6 +133,12 @@ void register_gemm_04_smem_dynamic(Registry& r) {
     Config cfg;
     TILEKIT_RETURN_IF_ERROR(configure(device, &cfg));
     return check_ladder_problem(p, cfg.side);
+  };
+  // The occupancy query and the __constant__ write happen once per device, before any timed
+  // launch.
+  k.initialize = [](const GemmProblem&, const Context& ctx, Workspace) {
+    Config cfg;
+    return configure(ctx.device, &cfg);
   };
   k.launch = launch_smem_dynamic;
   k.resources = [](KernelResources* out) -> Status {
