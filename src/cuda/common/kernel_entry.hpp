@@ -7,6 +7,10 @@
 
 #include "core/kernel_entry.hpp"
 
+#ifndef TILEKIT_CUDA_MIN_SM
+#define TILEKIT_CUDA_MIN_SM 0
+#endif
+
 namespace tilekit::cuda {
 
 // An EntrySpec for a CUDA kernel of `family`, named `name` (the id's third segment).
@@ -16,7 +20,7 @@ inline EntrySpec cuda_spec(std::string family, std::string name, int step) {
   s.family = std::move(family);
   s.name = std::move(name);
   s.step = step;
-  s.min_sm = 60;  // the oldest architecture the build targets can run on (see CMakeLists.txt)
+  s.min_sm = TILEKIT_CUDA_MIN_SM;  // the oldest architecture the build targets (CMakeLists.txt)
   return s;
 }
 
