@@ -129,10 +129,12 @@ Status device_malloc(void** ptr, size_t bytes, const char* what) {
     (void)cudaGetLastError();  // out of memory is not sticky: clear it for later launch checks
     size_t free_bytes = 0, total = 0;
     const bool known = cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
-    return out_of_memory(std::string(what) + " needs " + human_bytes(static_cast<double>(bytes)) +
-                         " of device memory" +
-                         (known ? ", " + human_bytes(static_cast<double>(free_bytes)) + " free"
-                                : std::string()));
+    return Status(StatusCode::kOutOfMemory,
+                  std::string("cudaMalloc: ") + what + " needs " +
+                      human_bytes(static_cast<double>(bytes)) + " of device memory" +
+                      (known ? ", " + human_bytes(static_cast<double>(free_bytes)) + " free"
+                             : std::string()),
+                  static_cast<int>(err));
   }
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
