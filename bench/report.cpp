@@ -173,8 +173,8 @@ void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows,
         << ceiling_id << " moving the same bytes in this run; % base: relative to " << baseline_id
         << ".\nregs, smem: cudaFuncGetAttributes; occ, limiter: theoretical occupancy at the "
            "launch configuration (cuda_occupancy.h).\n";
-    print_noise_note(out, rows);
   }
+  print_noise_note(out, rows);
 }
 
 Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
