@@ -253,7 +253,9 @@ Status write_bench_json(const std::string& path, const std::vector<BenchRow>& ro
                          {"limiter", r.limiter},
                          {"is_baseline", r.is_baseline}});
   }
-  return write_file_atomically(path, j.dump(2) + "\n");
+  // The command line and paths are the user's bytes: invalid UTF-8 is replaced, not thrown.
+  return write_file_atomically(
+      path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace tilekit::bench

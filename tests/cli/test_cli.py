@@ -540,6 +540,17 @@ class Cli(unittest.TestCase):
         self.assertTrue(got_col.flags["F_CONTIGUOUS"])
         np.testing.assert_allclose(got_col, got_row, rtol=1e-5, atol=1e-6)
 
+    def test_json_survives_a_command_line_that_is_not_utf8(self):
+        # The JSON writer used to throw on the command line's invalid UTF-8 (std::terminate).
+        csv = os.path.join(os.fsencode(self.dir.name), b"\xff.csv")
+        js = self.path("b.json")
+        r = subprocess.run([TILEKIT, "bench", "copy", "--backend", "cpu", "--sizes", "64", "--max-time", "0.01",
+                            "--csv", csv, "--json", js], capture_output=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        import json
+        with open(js) as f:
+            self.assertIn("bench copy", json.load(f)["environment"]["command"])
+
     def peak_rss_bytes(self, *args):
         """Peak resident memory of one tilekit run (Linux reports ru_maxrss in KiB)."""
         p = subprocess.Popen([TILEKIT, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

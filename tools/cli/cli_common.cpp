@@ -141,7 +141,9 @@ CLI::Validator integer_in_range(int64_t min, int64_t max, const std::string& max
         value = std::to_string(v);  // what CLI11 converts is exactly what was checked
         return "";
       },
-      "INT in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+      max >= std::numeric_limits<int>::max()
+          ? ">= " + std::to_string(min)
+          : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
 }
 
 CLI::Validator size_value() {
@@ -159,7 +161,7 @@ CLI::Validator unsigned_value() {
         value = std::to_string(v);
         return "";
       },
-      "UINT64");
+      "");
 }
 
 CLI::Validator float32_value() {
@@ -181,7 +183,7 @@ CLI::Validator float32_value() {
         value = exact;
         return "";
       },
-      "FLOAT32");
+      "");
 }
 
 namespace {

@@ -90,29 +90,27 @@ Status shape_problem(const GemmCommandOptions& o, HostProblem* h, NpyMatrix* c_f
   return Status::ok();
 }
 
-// Everything the command will hold, checked against the host's (and the GPU's) memory before
-// the first large allocation: A, B, C, C0 when kept, and one tile of the blockwise check.
+// What the command holds at once on the host, or on the GPU: A, B and C; C0 when --check keeps
+// it (beta != 0); one tile of the blockwise reference with --check.
+bench::MemoryPlan memory_needed(const GemmCommandOptions& o, const GemmProblem& p, bool keeps_c0) {
+  bench::MemoryPlan plan;
+  plan.add("A", p.a_rows(), p.a_cols(), sizeof(float));
+  plan.add("B", p.b_rows(), p.b_cols(), sizeof(float));
+  plan.add("C", p.m, p.n, sizeof(float));
+  if (keeps_c0) plan.add("C0 (kept for --check)", p.m, p.n, sizeof(float));
+  int64_t c_count = 0;
+  if (o.check && multiply_fits(p.m, p.n, &c_count))
+    plan.add("the reference tile", std::min(c_count, kVerifyTileElements), 1, 2 * sizeof(double));
+  return plan;
+}
+
+// Checked before the first large allocation: a size that overflows is bad input (exit 2), one
+// the machine cannot hold is out of memory (exit 1), both at once.
 Status check_memory(const GemmCommandOptions& o, const Context& ctx, const GemmProblem& p) {
-  bench::MemoryPlan host, device;
-  for (bench::MemoryPlan* plan : {&host, &device}) {
-    plan->add("A", p.a_rows(), p.a_cols(), sizeof(float));
-    plan->add("B", p.b_rows(), p.b_cols(), sizeof(float));
-    plan->add("C", p.m, p.n, sizeof(float));
-  }
-  TILEKIT_RETURN_IF_ERROR(host.overflow());  // bad input (exit 2) before any out-of-memory
-  if (keeps_c0_on_host(o, ctx)) host.add("C0 (kept for --check)", p.m, p.n, sizeof(float));
-  if (o.check && ctx.backend == Backend::kCuda && o.beta != 0.0f)
-    device.add("C0 (kept for --check)", p.m, p.n, sizeof(float));
-  if (o.check) {
-    int64_t count = 0;
-    TILEKIT_RETURN_IF_ERROR(checked_elements(p.m, p.n, "C", &count));
-    const int64_t tile = std::min(count, kVerifyTileElements);
-    host.add("the reference tile", tile, 1, 2 * sizeof(double));
-    if (ctx.backend == Backend::kCuda) device.add("the reference tile", tile, 1, 2 * sizeof(double));
-  }
-  TILEKIT_RETURN_IF_ERROR(host.check_host());
-  if (ctx.backend == Backend::kCuda) TILEKIT_RETURN_IF_ERROR(device.check_device(ctx.device));
-  return Status::ok();
+  const bool gpu = ctx.backend == Backend::kCuda;
+  TILEKIT_RETURN_IF_ERROR(memory_needed(o, p, keeps_c0_on_host(o, ctx)).check_host());
+  if (!gpu) return Status::ok();
+  return memory_needed(o, p, o.check && o.beta != 0.0f).check_device(ctx.device);
 }
 
 // Shapes the problem, checks that it fits, then allocates and fills the host buffers.
