@@ -1,9 +1,14 @@
 #include "gemm_bench.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
+#include "kernel_select.hpp"
+#include "memory_plan.hpp"
+#include "tilekit/sizes.hpp"
 #include "tilekit/verify.hpp"
 
 namespace tilekit::bench {
@@ -15,23 +20,100 @@ std::string GemmShape::str() const {
 
 namespace {
 
-bool parse_int(const std::string& s, int64_t* v) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  const long long x = std::strtoll(s.c_str(), &end, 10);
-  if (*end != '\0') return false;
-  *v = x;
-  return true;
+// Decimal digits only (no sign, spaces, octal or hex), at most int64's range.
+Status parse_digits(const std::string& text, int64_t* out) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return invalid_argument("is not a whole number >= 0");
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  if (error == std::errc::result_out_of_range)
+    return invalid_argument("does not fit in 64 bits (at most " +
+                            std::to_string(std::numeric_limits<int64_t>::max()) + ")");
+  if (error != std::errc() || end != text.data() + text.size())
+    return invalid_argument("is not a whole number >= 0");
+  return Status::ok();
 }
 
-// Host and (on CUDA) device copies of one problem's operands.
+// A "MxNxK" piece (or "start:stop:step") split at `separator` into exactly three numbers.
+Status parse_three(const std::string& piece, char separator, int64_t v[3]) {
+  std::stringstream ps(piece);
+  std::string token;
+  int count = 0;
+  while (std::getline(ps, token, separator)) {
+    if (count == 3) return invalid_argument("has more than three numbers");
+    TILEKIT_RETURN_IF_ERROR(parse_size_number(token, &v[count]));
+    ++count;
+  }
+  if (count != 3 || piece.back() == separator) return invalid_argument("needs three numbers");
+  return Status::ok();
+}
+
+// A shape is accepted only when A, B and C have byte sizes that fit in 64 bits, so nothing
+// downstream can multiply its way into a wrapped size.
+Status check_shape_fits(const GemmShape& s) {
+  MemoryPlan plan;
+  plan.add("A", s.m, s.k, sizeof(float));
+  plan.add("B", s.k, s.n, sizeof(float));
+  plan.add("C", s.m, s.n, sizeof(double));  // the reference holds C in double
+  return plan.overflow();
+}
+
+// Host copies of one problem's operands, (on CUDA) their device copies, and C0 and C.
 struct Operands {
   std::vector<float> a, b, c0;
   DeviceBuffer<float> d_a, d_b, d_c, d_c0;
   std::vector<float> c;  // host C (CPU backend runs in it; CUDA downloads into it)
 };
 
+// What one shape holds at once: the operands and C twice (C0 and the kernel's C) in float, and
+// the reference's value and magnitude in double — on the host, and on a GPU its device copies.
+MemoryPlan shape_memory(const GemmShape& s, bool host) {
+  MemoryPlan plan;
+  plan.add("A", s.m, s.k, sizeof(float));
+  plan.add("B", s.k, s.n, sizeof(float));
+  plan.add("C and C0", s.m, s.n, 2 * sizeof(float));
+  plan.add(host ? "the reference" : "the reference (on the GPU)", s.m, s.n, 2 * sizeof(double));
+  return plan;
+}
+
+// Every shape must fit before the first one runs: a sweep must not run for minutes and then
+// die at its largest size.
+Status check_sweep_memory(const GemmBenchConfig& cfg) {
+  for (const GemmShape& shape : cfg.shapes) {
+    Status s = shape_memory(shape, true).check_host();
+    if (s && cfg.ctx.backend == Backend::kCuda)
+      s = shape_memory(shape, false).check_device(cfg.ctx.device);
+    if (!s) return Status(s.code(), "size " + shape.str() + ": " + s.message());
+  }
+  return Status::ok();
+}
+
+Status allocate_operands(const GemmProblem& p, Operands* x) {
+  int64_t a_count = 0, b_count = 0, c_count = 0;
+  TILEKIT_RETURN_IF_ERROR(checked_elements(p.a_rows(), p.a_cols(), "A", &a_count));
+  TILEKIT_RETURN_IF_ERROR(checked_elements(p.b_rows(), p.b_cols(), "B", &b_count));
+  TILEKIT_RETURN_IF_ERROR(checked_elements(p.m, p.n, "C", &c_count));
+  TILEKIT_RETURN_IF_ERROR(checked_resize(x->a, a_count, "A"));
+  TILEKIT_RETURN_IF_ERROR(checked_resize(x->b, b_count, "B"));
+  TILEKIT_RETURN_IF_ERROR(checked_resize(x->c0, c_count, "C0"));
+  return checked_resize(x->c, c_count, "C");
+}
+
 }  // namespace
+
+Status parse_size_number(const std::string& text, int64_t* out) {
+  const auto caret = text.find('^');
+  if (caret == std::string::npos) return parse_digits(text, out);
+  int64_t base = 0, exponent = 0;
+  TILEKIT_RETURN_IF_ERROR(parse_digits(text.substr(0, caret), &base));
+  TILEKIT_RETURN_IF_ERROR(parse_digits(text.substr(caret + 1), &exponent));
+  int64_t value = 1;
+  for (int64_t i = 0; i < exponent && value != 0; ++i)
+    if (!multiply_fits(value, base, &value))
+      return invalid_argument("does not fit in 64 bits (at most " +
+                              std::to_string(std::numeric_limits<int64_t>::max()) + ")");
+  *out = value;
+  return Status::ok();
+}
 
 Status parse_sizes(const std::string& spec, std::vector<GemmShape>* out) {
   out->clear();
@@ -41,35 +123,39 @@ Status parse_sizes(const std::string& spec, std::vector<GemmShape>* out) {
       return invalid_argument("--sizes: '" + piece + "' " + why);
     };
     if (piece.empty()) return bad("is empty");
+    std::vector<GemmShape> shapes;
     if (piece.find(':') != std::string::npos) {
       int64_t v[3];
-      std::stringstream ps(piece);
-      std::string tok;
-      int i = 0;
-      for (; i < 3 && std::getline(ps, tok, ':'); ++i)
-        if (!parse_int(tok, &v[i])) return bad("is not start:stop:step");
-      if (i != 3 || std::getline(ps, tok)) return bad("is not start:stop:step");
-      if (v[0] < 0 || v[1] < v[0] || v[2] <= 0)
-        return bad("needs 0 <= start <= stop and step > 0");
-      for (int64_t s = v[0]; s <= v[1]; s += v[2]) out->push_back({s, s, s});
+      if (Status s = parse_three(piece, ':', v); !s) return bad("is not start:stop:step: " + s.message());
+      if (v[1] < v[0] || v[2] <= 0) return bad("needs start <= stop and step > 0");
+      const int64_t count = (v[1] - v[0]) / v[2] + 1;  // no overflow: 0 <= v[1] - v[0]
+      if (count > static_cast<int64_t>(kMaxSizes) - static_cast<int64_t>(out->size()))
+        return bad("gives " + std::to_string(count) + " sizes; at most " +
+                   std::to_string(kMaxSizes) + " in all");
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t size = v[0] + i * v[2];  // <= stop
+        shapes.push_back({size, size, size});
+      }
     } else if (piece.find('x') != std::string::npos) {
       int64_t v[3];
-      std::stringstream ps(piece);
-      std::string tok;
-      int i = 0;
-      for (; i < 3 && std::getline(ps, tok, 'x'); ++i)
-        if (!parse_int(tok, &v[i]) || v[i] < 0) return bad("is not MxNxK with sizes >= 0");
-      if (i != 3 || std::getline(ps, tok)) return bad("is not MxNxK");
-      out->push_back({v[0], v[1], v[2]});
+      if (Status s = parse_three(piece, 'x', v); !s) return bad("is not MxNxK: " + s.message());
+      shapes.push_back({v[0], v[1], v[2]});
     } else {
-      int64_t v;
-      if (!parse_int(piece, &v) || v < 0) return bad("is not a size >= 0");
-      out->push_back({v, v, v});
+      int64_t v = 0;
+      if (Status s = parse_size_number(piece, &v); !s) return bad(s.message());
+      shapes.push_back({v, v, v});
     }
+    for (const GemmShape& shape : shapes)
+      if (Status s = check_shape_fits(shape); !s) return bad("is too large: " + s.message());
+    if (out->size() + shapes.size() > kMaxSizes)
+      return bad("makes more than " + std::to_string(kMaxSizes) + " sizes");
+    out->insert(out->end(), shapes.begin(), shapes.end());
   }
   if (out->empty()) return invalid_argument("--sizes: no sizes given");
   return Status::ok();
 }
+
+void mark_noise(BenchRow* row) { row->noisy = row->outcome == "ok" && is_noisy(row->timing); }
 
 Status record_error_row(const Status& s, BenchRow row, std::vector<BenchRow>* rows) {
   if (s.code() == StatusCode::kCancelled || s.code() == StatusCode::kCudaError) return s;
@@ -88,22 +174,20 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
   const bool gpu = ctx.backend == Backend::kCuda;
   const Registry& registry = Registry::instance();
 
-  // Kernels: the glob's matches on this backend (references only when named), plus the baseline.
+  // Kernels: what the globs select on this backend, plus the baseline.
   std::vector<const GemmKernel*> kernels;
-  const std::string glob =
-      cfg.kernels.empty() ? std::string("gemm.") + backend_name(ctx.backend) + ".*" : cfg.kernels;
-  for (const GemmKernel* k : registry.match_gemm(glob)) {
-    if (k->info.backend != ctx.backend) continue;
-    if (k->info.is_reference && cfg.kernels.empty()) continue;  // slow oracle: only on request
-    kernels.push_back(k);
-  }
+  TILEKIT_RETURN_IF_ERROR(select_kernels(registry.gemm, cfg.kernels, "gemm", ctx.backend, &kernels));
   const GemmKernel* baseline = registry.find_gemm(baseline_kernel_id(ctx.backend));
   if (cfg.add_baseline && baseline &&
       std::find(kernels.begin(), kernels.end(), baseline) == kernels.end())
     kernels.insert(kernels.begin(), baseline);
   if (kernels.empty())
-    return invalid_argument("--kernels: '" + glob + "' matches no " + backend_name(ctx.backend) +
-                            " kernel (`tilekit list` shows them)");
+    return invalid_argument("--kernels: nothing to run on the " +
+                            std::string(backend_name(ctx.backend)) + " backend");
+  for (const GemmShape& shape : cfg.shapes)
+    if (Status s = check_shape_fits(shape); !s)
+      return Status(s.code(), "size " + shape.str() + ": " + s.message());
+  TILEKIT_RETURN_IF_ERROR(check_sweep_memory(cfg));
 
   std::unique_ptr<SampleTimer> timer;
   if (gpu) {
@@ -139,13 +223,10 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
     // unwritten outputs and run faster on some hardware than real data.
     const uint64_t seed = cfg.seed + si;
     Operands x;
-    x.a.resize(static_cast<size_t>(p.a_span()));
-    x.b.resize(static_cast<size_t>(p.b_span()));
-    x.c0.resize(static_cast<size_t>(p.c_span()));
+    TILEKIT_RETURN_IF_ERROR(allocate_operands(p, &x));
     fill_uniform(x.a.data(), x.a.size(), seed * 3 + 0);
     fill_uniform(x.b.data(), x.b.size(), seed * 3 + 1);
     fill_uniform(x.c0.data(), x.c0.size(), seed * 3 + 2);
-    x.c.resize(x.c0.size());
     GemmProblem ref_p = p;  // reads C0, never the C a kernel writes
     if (gpu) {
       TILEKIT_RETURN_IF_ERROR(x.d_a.allocate(x.a.size(), "A"));
@@ -193,7 +274,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       row.size = shape.str();
       row.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
                       static_cast<double>(p.k) +
-                  (cfg.beta != 0.0f ? 3.0 * static_cast<double>(p.m * p.n) : 0.0);
+                  (cfg.beta != 0.0f ? 3.0 * static_cast<double>(p.m) * static_cast<double>(p.n) : 0.0);
 
       Status can = kernel->can_implement(p, device);
       if (!can) {
@@ -228,6 +309,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
         continue;
       }
       row.outcome = "ok";
+      mark_noise(&row);
       row.detail = check.summary();
       row.gflops = row.timing.median_s > 0 ? row.flops / row.timing.median_s / 1e9 : 0;
       rows->push_back(row);

@@ -17,14 +17,22 @@ struct GemmShape {
   std::string str() const;  // "1024" for cubes, "257x1x513" otherwise
 };
 
+// One number of the --sizes grammars: decimal digits ("4096") or a power B^E ("2^28"). A number
+// that does not fit in int64 is an error saying so, never a clamped value.
+Status parse_size_number(const std::string& text, int64_t* out);
+
+// At most this many sizes in one --sizes (a range like 0:10^12:1 is a typo, not a plan).
+constexpr size_t kMaxSizes = 10000;
+
 // "1024,4096", "256:2048:64" (start:stop:step, stop included), "512x256x128", or a mix
-// separated by commas. The message names the piece that does not parse.
+// separated by commas. Every shape's A, B and C must have byte sizes that fit in 64 bits. The
+// message names the piece that does not parse.
 Status parse_sizes(const std::string& spec, std::vector<GemmShape>* out);
 
 struct GemmBenchConfig {
   Context ctx;
   std::vector<GemmShape> shapes;
-  std::string kernels = "";  // glob; empty = every non-reference kernel of the backend
+  std::string kernels = "";  // globs, comma-separated; empty = every non-reference kernel
   bool add_baseline = true;  // time the backend's baseline at each size even if not selected
   Layout layout = Layout::kRowMajor;
   Op op_a = Op::kN, op_b = Op::kN;
@@ -48,6 +56,7 @@ struct BenchRow {
   std::string outcome;  // "ok", "skipped" (can_implement refused), "FAIL" (wrong), "error"
   std::string detail;   // reason for skipped/error; the verification summary otherwise
   Timing timing;
+  bool noisy = false;   // timing.noise above kNoisyAbove: the figures are not to be trusted
   double flops = 0;     // 2mnk (+ 3mn when beta != 0)
   double gflops = 0;    // flops / median
   double bytes = 0;     // bytes that must be read and written once
@@ -70,6 +79,9 @@ Status record_error_row(const Status& s, BenchRow row, std::vector<BenchRow>* ro
 
 // The baseline a backend's rows are compared with: cuBLAS (pedantic) or OpenBLAS.
 std::string baseline_kernel_id(Backend backend);
+
+// Marks an "ok" row noisy when its timing's noise is above kNoisyAbove.
+void mark_noise(BenchRow* row);
 
 // Runs the benchmark, appending rows as they finish (so an interrupted run keeps them).
 // Returns kCancelled if `cancel` was set; rows then holds what finished.

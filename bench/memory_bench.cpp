@@ -6,32 +6,14 @@
 #include <limits>
 #include <sstream>
 
+#include "kernel_select.hpp"
+#include "memory_plan.hpp"
 #include "tilekit/occupancy.hpp"
+#include "tilekit/sizes.hpp"
 #include "tilekit/verify.hpp"
 
 namespace tilekit::bench {
 namespace {
-
-bool parse_count(const std::string& s, int64_t* v) {
-  if (s.empty()) return false;
-  const auto caret = s.find('^');
-  char* end = nullptr;
-  if (caret != std::string::npos) {
-    const long long base = std::strtoll(s.substr(0, caret).c_str(), &end, 10);
-    if (*end) return false;
-    const long long exp = std::strtoll(s.substr(caret + 1).c_str(), &end, 10);
-    if (*end || base < 0 || exp < 0 || exp > 62) return false;
-    long long x = 1;
-    for (long long i = 0; i < exp; ++i) {
-      if (base != 0 && x > std::numeric_limits<long long>::max() / base) return false;
-      x *= base;
-    }
-    *v = x;
-    return true;
-  }
-  *v = std::strtoll(s.c_str(), &end, 10);
-  return *end == '\0' && *v >= 0;
-}
 
 // Device (or host) copies of one size's operands.
 // `out` receives the op's result (n floats, or 1 for a dot); `copy` the ceiling's copy of x
@@ -45,6 +27,39 @@ struct Buffers {
   float* out_ptr() { return gpu ? d_out.get() : out.data(); }
   float* copy_ptr() { return gpu ? d_copy.get() : copy.data(); }
 };
+
+// The elements of one size (rows × cols), checked so that its byte sizes fit in 64 bits.
+Status memory_elements(const MemorySize& size, int64_t* elements) {
+  size_t bytes = 0;
+  TILEKIT_RETURN_IF_ERROR(checked_matrix_bytes(size.rows, size.cols, sizeof(float), "the input", &bytes));
+  return checked_elements(size.rows, size.cols, "the input", elements);
+}
+
+Status memory_size_fits(const MemorySize& size) {
+  int64_t elements = 0;
+  return memory_elements(size, &elements);
+}
+
+// What one size holds at once: the input x (and y for a dot), the kernel's output and the
+// ceiling's copy of x — on the host, and on a GPU their device copies.
+MemoryPlan size_memory(MemoryOp op, const MemorySize& size) {
+  MemoryPlan plan;
+  plan.add("x", size.rows, size.cols, sizeof(float));
+  if (op == MemoryOp::kDot) plan.add("y", size.rows, size.cols, sizeof(float));
+  if (op != MemoryOp::kDot) plan.add("the output", size.rows, size.cols, sizeof(float));
+  plan.add("the copy of x", size.rows, size.cols, sizeof(float));
+  return plan;
+}
+
+Status check_sweep_memory(const MemoryBenchConfig& cfg) {
+  for (const MemorySize& size : cfg.sizes) {
+    const MemoryPlan plan = size_memory(cfg.op, size);
+    Status s = plan.check_host();
+    if (s && cfg.ctx.backend == Backend::kCuda) s = plan.check_device(cfg.ctx.device);
+    if (!s) return Status(s.code(), "size " + size.str() + ": " + s.message());
+  }
+  return Status::ok();
+}
 
 }  // namespace
 
@@ -63,19 +78,22 @@ Status parse_memory_sizes(MemoryOp op, const std::string& spec, std::vector<Memo
     auto bad = [&](const std::string& why) {
       return invalid_argument("--sizes: '" + piece + "' " + why);
     };
+    if (out->size() == kMaxSizes) return bad("makes more than " + std::to_string(kMaxSizes) + " sizes");
     MemorySize s;
-    if (op == MemoryOp::kTranspose) {
-      const auto x = piece.find('x');
-      if (x == std::string::npos) {
-        if (!parse_count(piece, &s.rows)) return bad("is not a size or ROWSxCOLS");
-        s.cols = s.rows;
-      } else if (!parse_count(piece.substr(0, x), &s.rows) ||
-                 !parse_count(piece.substr(x + 1), &s.cols)) {
-        return bad("is not ROWSxCOLS");
-      }
-    } else if (!parse_count(piece, &s.rows)) {
-      return bad("is not an element count (e.g. 268435456 or 2^28)");
+    const auto x = piece.find('x');
+    if (op == MemoryOp::kTranspose && x != std::string::npos) {
+      if (Status e = parse_size_number(piece.substr(0, x), &s.rows); !e)
+        return bad("is not ROWSxCOLS: ROWS " + e.message());
+      if (Status e = parse_size_number(piece.substr(x + 1), &s.cols); !e)
+        return bad("is not ROWSxCOLS: COLS " + e.message());
+    } else if (Status e = parse_size_number(piece, &s.rows); !e) {
+      return bad(op == MemoryOp::kTranspose ? "is not a size or ROWSxCOLS: " + e.message()
+                                            : "is not an element count (e.g. 268435456 or 2^28): " +
+                                                  e.message());
+    } else if (op == MemoryOp::kTranspose) {
+      s.cols = s.rows;
     }
+    if (Status e = memory_size_fits(s); !e) return bad("is too large: " + e.message());
     out->push_back(s);
   }
   if (out->empty()) return invalid_argument("--sizes: no sizes given");
@@ -114,24 +132,16 @@ void fill_resources(const std::function<Status(KernelResources*)>& resources,
   for (const auto& l : o.limiters) row->limiter += (row->limiter.empty() ? "" : ",") + l;
 }
 
-// The kernels of one family that the glob selects, plus its baseline and the copy ceiling.
+// The kernels of one family that the globs select, plus its baseline.
 template <typename K>
-std::vector<const K*> select(const KernelList<K>& list, const MemoryBenchConfig& cfg,
-                             const std::string& baseline_id) {
-  const std::string glob = cfg.kernels.empty()
-                               ? std::string(memory_op_name(cfg.op)) + "." +
-                                     backend_name(cfg.ctx.backend) + ".*"
-                               : cfg.kernels;
-  std::vector<const K*> out;
-  for (const K* k : list.match(glob)) {
-    if (k->info.backend != cfg.ctx.backend) continue;
-    if (k->info.is_reference && cfg.kernels.empty()) continue;
-    out.push_back(k);
-  }
+Status select(const KernelList<K>& list, const MemoryBenchConfig& cfg,
+              const std::string& baseline_id, std::vector<const K*>* out) {
+  TILEKIT_RETURN_IF_ERROR(
+      select_kernels(list, cfg.kernels, memory_op_name(cfg.op), cfg.ctx.backend, out));
   const K* base = list.find(baseline_id);
-  if (cfg.add_baseline && base && std::find(out.begin(), out.end(), base) == out.end())
-    out.insert(out.begin(), base);
-  return out;
+  if (cfg.add_baseline && base && std::find(out->begin(), out->end(), base) == out->end())
+    out->insert(out->begin(), base);
+  return Status::ok();
 }
 
 }  // namespace
@@ -153,8 +163,12 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
     std::function<Status(Buffers&, const MemorySize&)> run;
   };
   std::vector<Entry> entries;
+  std::vector<const CopyKernel*> copies;
+  std::vector<const TransposeKernel*> transposes;
+  std::vector<const DotKernel*> dots;
   if (cfg.op == MemoryOp::kCopy) {
-    for (const CopyKernel* k : select(reg.copy, cfg, baseline_id))
+    TILEKIT_RETURN_IF_ERROR(select(reg.copy, cfg, baseline_id, &copies));
+    for (const CopyKernel* k : copies)
       entries.push_back({&k->info, &k->resources,
                          [k](Buffers& b, const MemorySize& s, const DeviceInfo* d) {
                            return k->can_implement(CopyProblem{s.rows, b.x_ptr(), b.out_ptr()}, d);
@@ -163,7 +177,8 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
                            return run_copy_kernel(*k, ctx, CopyProblem{s.rows, b.x_ptr(), b.out_ptr()});
                          }});
   } else if (cfg.op == MemoryOp::kTranspose) {
-    for (const TransposeKernel* k : select(reg.transpose, cfg, baseline_id)) {
+    TILEKIT_RETURN_IF_ERROR(select(reg.transpose, cfg, baseline_id, &transposes));
+    for (const TransposeKernel* k : transposes) {
       auto problem = [](Buffers& b, const MemorySize& s) {
         return TransposeProblem{s.rows, s.cols, b.x_ptr(), std::max<int64_t>(1, s.cols),
                                 b.out_ptr(), std::max<int64_t>(1, s.rows)};
@@ -177,7 +192,8 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
                          }});
     }
   } else {
-    for (const DotKernel* k : select(reg.dot, cfg, baseline_id))
+    TILEKIT_RETURN_IF_ERROR(select(reg.dot, cfg, baseline_id, &dots));
+    for (const DotKernel* k : dots)
       entries.push_back({&k->info, &k->resources,
                          [k](Buffers& b, const MemorySize& s, const DeviceInfo* d) {
                            return k->can_implement(DotProblem{s.rows, b.x_ptr(), b.y_ptr(), b.out_ptr()}, d);
@@ -187,9 +203,12 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
                          }});
   }
   if (entries.empty())
-    return invalid_argument("--kernels: '" + cfg.kernels + "' matches no " +
-                            memory_op_name(cfg.op) + " kernel on the " +
-                            backend_name(ctx.backend) + " backend (`tilekit list` shows them)");
+    return invalid_argument("--kernels: no " + std::string(memory_op_name(cfg.op)) +
+                            " kernel to run on the " + backend_name(ctx.backend) + " backend");
+  for (const MemorySize& size : cfg.sizes)
+    if (Status s = memory_size_fits(size); !s)
+      return Status(s.code(), "size " + size.str() + ": " + s.message());
+  TILEKIT_RETURN_IF_ERROR(check_sweep_memory(cfg));
 
   std::unique_ptr<SampleTimer> timer;
   if (gpu) {
@@ -212,12 +231,13 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
   int done = 0;
   for (size_t si = 0; si < cfg.sizes.size(); ++si) {
     const MemorySize size = cfg.sizes[si];
-    const int64_t elems = size.rows * size.cols;
+    int64_t elems = 0;
+    TILEKIT_RETURN_IF_ERROR(memory_elements(size, &elems));
     const uint64_t seed = cfg.seed + si;
     if (cfg.progress) cfg.progress(done, total, "inputs for " + size.str());
     Buffers b;
     b.gpu = gpu;
-    b.x.resize(static_cast<size_t>(elems));
+    TILEKIT_RETURN_IF_ERROR(checked_resize(b.x, elems, "x"));
     // Dot inputs are in [0, 1): with no cancellation the error bound, relative to Σ|x·y|, is
     // also relative to the result (≈ 1.2% at n = 2^28, less for smaller n), so a kernel that
     // skipped a larger share of the products fails. The tests' exact small-integer cases catch
@@ -225,12 +245,12 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
     const float lo = cfg.op == MemoryOp::kDot ? 0.0f : -1.0f;
     fill_uniform(b.x.data(), b.x.size(), seed * 2, lo, 1.0f);
     if (cfg.op == MemoryOp::kDot) {
-      b.y.resize(static_cast<size_t>(elems));
+      TILEKIT_RETURN_IF_ERROR(checked_resize(b.y, elems, "y"));
       fill_uniform(b.y.data(), b.y.size(), seed * 2 + 1, lo, 1.0f);
     }
-    const size_t out_count = cfg.op == MemoryOp::kDot ? 1 : static_cast<size_t>(elems);
-    b.out.assign(out_count, 0.0f);
-    b.copy.assign(static_cast<size_t>(elems), 0.0f);
+    const int64_t out_count = cfg.op == MemoryOp::kDot ? 1 : elems;
+    TILEKIT_RETURN_IF_ERROR(checked_resize(b.out, out_count, "the output"));
+    TILEKIT_RETURN_IF_ERROR(checked_resize(b.copy, elems, "the copy of x"));
     if (gpu) {
       TILEKIT_RETURN_IF_ERROR(b.d_x.allocate(b.x.size(), "x"));
       TILEKIT_RETURN_IF_ERROR(b.d_x.upload(b.x.data(), b.x.size(), ctx.stream));
@@ -238,18 +258,12 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
         TILEKIT_RETURN_IF_ERROR(b.d_y.allocate(b.y.size(), "y"));
         TILEKIT_RETURN_IF_ERROR(b.d_y.upload(b.y.data(), b.y.size(), ctx.stream));
       }
-      TILEKIT_RETURN_IF_ERROR(b.d_out.allocate(out_count, "output"));
+      TILEKIT_RETURN_IF_ERROR(b.d_out.allocate(b.out.size(), "output"));
       TILEKIT_RETURN_IF_ERROR(b.d_copy.allocate(b.copy.size(), "copy of x"));
     }
     // The reference: exact for copy and transpose; for dot, Σ x·y and Σ |x·y| in double.
-    double dot_ref = 0, dot_mag = 0;
-    if (cfg.op == MemoryOp::kDot) {
-      for (int64_t i = 0; i < elems; ++i) {
-        const double p = static_cast<double>(b.x[static_cast<size_t>(i)]) * b.y[static_cast<size_t>(i)];
-        dot_ref += p;
-        dot_mag += std::fabs(p);
-      }
-    }
+    const DotReference dot_ref =
+        cfg.op == MemoryOp::kDot ? dot_reference(b.x.data(), b.y.data(), elems) : DotReference{};
     const double bytes = cfg.op == MemoryOp::kDot ? 8.0 * static_cast<double>(elems) + 4.0
                                                   : 8.0 * static_cast<double>(elems);
 
@@ -266,23 +280,17 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
       int64_t wrong = 0;
       if (into_copy || cfg.op == MemoryOp::kCopy) {
         for (size_t i = 0; i < dst.size(); ++i)
-          if (std::memcmp(&dst[i], &b.x[i], sizeof(float)) != 0) ++wrong;
+          if (!same_element(dst[i], b.x[i])) ++wrong;
       } else if (cfg.op == MemoryOp::kTranspose) {
-        for (int64_t r = 0; r < size.rows; ++r)
-          for (int64_t c = 0; c < size.cols; ++c)
-            if (std::memcmp(&dst[static_cast<size_t>(c * size.rows + r)],
-                            &b.x[static_cast<size_t>(r * size.cols + c)], sizeof(float)) != 0)
-              ++wrong;
+        wrong = count_transpose_mismatches(b.x.data(), size.rows, size.cols,
+                                           std::max<int64_t>(1, size.cols), dst.data(),
+                                           std::max<int64_t>(1, size.rows));
       } else {
-        // Float accumulation in any order (or double), then one rounding to float.
-        const double err = std::fabs(static_cast<double>(dst[0]) - dot_ref);
-        const double bound = dot_error_bound_factor(elems) * dot_mag +
-                             std::fabs(dot_ref) / 16777216.0 + std::numeric_limits<float>::min();
-        const bool ok = std::isfinite(dst[0]) && err <= bound;
-        row->max_rel_error = dot_ref != 0 ? err / std::fabs(dot_ref) : err;
+        const DotCheck check = check_dot_result(dst[0], dot_ref, elems);
+        row->max_rel_error = dot_ref.value != 0 ? check.error / std::fabs(dot_ref.value) : check.error;
         std::ostringstream v;
-        v << (ok ? "PASS" : "FAIL") << " |err| " << std::scientific << std::setprecision(2)
-          << err << " <= " << bound;
+        v << (check.passed ? "PASS" : "FAIL") << " |err| " << std::scientific
+          << std::setprecision(2) << check.error << (check.passed ? " <= " : " > ") << check.bound;
         row->verification = v.str();
         return Status::ok();
       }
@@ -346,6 +354,7 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
         continue;
       }
       row.outcome = "ok";
+      mark_noise(&row);
       row.detail = row.verification;
       row.gbps = row.timing.median_s > 0 ? row.bytes / row.timing.median_s / 1e9 : 0;
       if (is_ceiling_row) ceiling_gbps = row.gbps;

@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -86,6 +87,17 @@ namespace {
 
 std::string ratio_text(double r) { return r > 0 ? fixed(100 * r, 1) : std::string("-"); }
 
+// "noisy: 23%" for a row whose noise is above kNoisyAbove, else "".
+std::string noise_warning(const BenchRow& r) {
+  return r.noisy ? "noisy: " + fixed(100 * r.timing.noise, 0) + "%" : "";
+}
+
+// A memory row's verdict: "PASS exact", or "PASS (noisy: 23%) exact".
+std::string memory_verdict(const BenchRow& r) {
+  if (!r.noisy || r.verification.rfind("PASS", 0) != 0) return r.verification;
+  return "PASS (" + noise_warning(r) + ")" + r.verification.substr(4);
+}
+
 void print_failure(std::ostream& out, const BenchRow& r, int blanks) {
   for (int i = 0; i < blanks; ++i) out << std::setw(i == 0 ? 11 : 9) << "-";
   out << "  " << r.outcome << ": " << r.detail << "\n";
@@ -105,9 +117,9 @@ void print_gemm_rows(std::ostream& out, const std::vector<BenchRow>& rows, size_
     }
     out << std::setw(11) << fixed(r.timing.median_s * 1e3, 3) << std::setw(11)
         << fixed(r.gflops, 1) << std::setw(10) << ratio_text(r.baseline_ratio) << std::setw(9)
-        << r.timing.samples << std::setw(7) << fixed(100 * r.timing.noise, 1)
-        << "%  PASS (max rel err " << std::scientific << std::setprecision(1) << r.max_rel_error
-        << std::defaultfloat << ")\n";
+        << r.timing.samples << std::setw(7) << fixed(100 * r.timing.noise, 1) << "%  PASS ("
+        << (r.noisy ? noise_warning(r) + "; " : "") << "max rel err " << std::scientific
+        << std::setprecision(1) << r.max_rel_error << std::defaultfloat << ")\n";
   }
 }
 
@@ -131,8 +143,17 @@ void print_memory_rows(std::ostream& out, const std::vector<BenchRow>& rows, siz
         << (r.smem_bytes >= 0 ? std::to_string(r.smem_bytes) : "-") << std::setw(6)
         << (r.occupancy >= 0 ? fixed(100 * r.occupancy, 0) + "%" : "-") << "  " << std::left
         << std::setw(15) << (r.limiter.empty() ? "-" : r.limiter) << std::right << std::setw(7)
-        << fixed(100 * r.timing.noise, 1) << "%  " << r.verification << "\n";
+        << fixed(100 * r.timing.noise, 1) << "%  " << memory_verdict(r) << "\n";
   }
+}
+
+// Says why a noisy row's figures should not be trusted, once under the table.
+void print_noise_note(std::ostream& out, const std::vector<BenchRow>& rows) {
+  const bool any = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.noisy; });
+  if (!any) return;
+  out << "noisy: noise above " << fixed(100 * kNoisyAbove, 0)
+      << "% — something else competed for the machine, or the samples were too few; differences "
+         "of that order mean nothing. Rerun on a quiet machine or raise --max-time.\n";
 }
 
 }  // namespace
@@ -153,12 +174,13 @@ void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows,
         << ".\nregs, smem: cudaFuncGetAttributes; occ, limiter: theoretical occupancy at the "
            "launch configuration (cuda_occupancy.h).\n";
   }
+  print_noise_note(out, rows);
 }
 
 Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
                        const Environment& env) {
   std::ostringstream s;
-  s << "op,kernel,size,m,n,k,outcome,median_ms,min_ms,max_ms,q1_ms,q3_ms,samples,noise,converged,"
+  s << "op,kernel,size,m,n,k,outcome,median_ms,min_ms,max_ms,q1_ms,q3_ms,samples,noise,converged,noisy,"
        "gflops,bytes,gbps,baseline_ratio,ceiling_ratio,max_rel_error,registers,smem_bytes,"
        "occupancy,limiter,detail,backend,device,compute_capability,sm_count,sm_clock_mhz,"
        "memory_clock_mhz,cuda_runtime,cuda_driver,cublas,openblas,cpu_threads,timing,tilekit,"
@@ -168,7 +190,8 @@ Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& row
       << r.shape.n << ',' << r.shape.k << ',' << r.outcome << ',' << std::setprecision(9)
       << r.timing.median_s * 1e3 << ',' << r.timing.min_s * 1e3 << ',' << r.timing.max_s * 1e3
       << ',' << r.timing.q1_s * 1e3 << ',' << r.timing.q3_s * 1e3 << ',' << r.timing.samples
-      << ',' << r.timing.noise << ',' << (r.timing.converged ? 1 : 0) << ',' << r.gflops << ','
+      << ',' << r.timing.noise << ',' << (r.timing.converged ? 1 : 0) << ','
+      << (r.noisy ? 1 : 0) << ',' << r.gflops << ','
       << r.bytes << ',' << r.gbps << ',' << r.baseline_ratio << ',' << r.ceiling_ratio << ','
       << r.max_rel_error << ',' << r.registers << ',' << r.smem_bytes << ',' << r.occupancy << ','
       << csv_field(r.limiter) << ',' << csv_field(r.detail) << ',' << env.backend << ','
@@ -217,6 +240,7 @@ Status write_bench_json(const std::string& path, const std::vector<BenchRow>& ro
                          {"samples", r.timing.samples},
                          {"noise", r.timing.noise},
                          {"converged", r.timing.converged},
+                         {"noisy", r.noisy},
                          {"gflops", r.gflops},
                          {"bytes", r.bytes},
                          {"gbps", r.gbps},
@@ -229,7 +253,9 @@ Status write_bench_json(const std::string& path, const std::vector<BenchRow>& ro
                          {"limiter", r.limiter},
                          {"is_baseline", r.is_baseline}});
   }
-  return write_file_atomically(path, j.dump(2) + "\n");
+  // The command line and paths are the user's bytes: invalid UTF-8 is replaced, not thrown.
+  return write_file_atomically(
+      path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace tilekit::bench

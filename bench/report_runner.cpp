@@ -246,7 +246,10 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
                             {"is_baseline", k.info.is_baseline},
                             {"is_reference", k.info.is_reference}});
   j["interrupted"] = outcome->interrupted;
-  TILEKIT_RETURN_IF_ERROR(write_file_atomically(cfg.out_dir + "/report.json", j.dump(2) + "\n"));
+  // The command line and paths are the user's bytes: invalid UTF-8 is replaced, not thrown.
+  TILEKIT_RETURN_IF_ERROR(write_file_atomically(
+      cfg.out_dir + "/report.json",
+      j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
 
   // GFLOP/s by size and kernel.
   std::vector<std::string> kernels;

@@ -34,6 +34,11 @@ struct Timing {
 
 Timing summarize(std::vector<double> seconds, double target_noise);
 
+// Above this noise a row's verdict says "noisy": half the interquartile range is more than a
+// tenth of the median, so differences of that order between rows mean nothing.
+constexpr double kNoisyAbove = 0.10;
+inline bool is_noisy(const Timing& t) { return t.noise > kNoisyAbove; }
+
 // Times one run of a callable. CPU: a steady clock around it. GPU: CUDA events on the
 // context's stream around it, after an L2 flush on the same stream.
 class SampleTimer {

@@ -106,6 +106,10 @@ Status copy_host_to_device(void* dst, const void* src, size_t bytes, CUstream_st
 Status copy_device_to_host(void* dst, const void* src, size_t bytes, CUstream_st* stream = nullptr);
 Status device_memset(void* ptr, int value, size_t bytes, CUstream_st* stream = nullptr);
 Status device_synchronize(const Context& ctx);
+// Ok when `bytes` of memory are free on CUDA device `device` now; otherwise kOutOfMemory naming
+// `what` (the device analogue of check_host_allocation in sizes.hpp). Checked before
+// allocating, so a request that cannot fit fails at once with its size.
+Status check_device_allocation(int device, size_t bytes, const std::string& what);
 
 // An owning device allocation of `count` elements of T; freed on destruction.
 template <typename T>

@@ -74,6 +74,45 @@ struct GemmCheck {
 GemmCheck check_gemm_result(const float* c, int64_t ldc, Layout layout, const GemmReference& ref,
                             int64_t k, const CheckOptions& options = {});
 
+// The reference of `inputs` computed tile by tile on ctx's backend and compared with the host
+// result `c` (m × n in inputs.layout with inputs.ldc) as it goes, so that a check never holds
+// more than one tile of reference (kVerifyTileElements elements of value and magnitude, 16 MB)
+// beside C: what lets `tilekit gemm --check` verify a C as large as memory allows. `inputs`
+// holds A, B and, when beta != 0, C0 (device pointers on CUDA); its c is not read when beta = 0.
+// Worst and first-violating positions are reported in tile order.
+constexpr int64_t kVerifyTileElements = int64_t{1} << 20;
+Status verify_gemm_result(const Context& ctx, const GemmProblem& inputs, const float* c,
+                          const CheckOptions& options, GemmCheck* out);
+
+// Element comparison for results that copy their input (transpose, copy): a NaN matches a NaN
+// (payloads may differ), everything else must be bit-identical (so Inf matches only the same Inf,
+// and -0 does not match +0).
+bool same_element(float got, float want);
+
+// Elements of b (cols × rows, ldb) that are not the transpose of a (rows × cols, lda), both
+// row-major host arrays, compared with same_element.
+int64_t count_transpose_mismatches(const float* a, int64_t rows, int64_t cols, int64_t lda,
+                                   const float* b, int64_t ldb);
+
+// Σ x[i]·y[i] and Σ |x[i]·y[i]| in double over n host elements: a dot product's oracle.
+struct DotReference {
+  double value = 0, magnitude = 0;
+};
+DotReference dot_reference(const float* x, const float* y, int64_t n);
+
+struct DotCheck {
+  bool passed = false;
+  float result = 0;
+  double reference = 0, error = 0, bound = 0;
+  std::string summary() const;  // "PASS |err| 1.2e-07 <= bound 3.4e-06 (reference 12.5)"
+};
+
+// A float32 dot product of n products against its reference. A finite reference needs a
+// result within float accumulation's error bound (dot_error_bound_factor), or the Inf that
+// rounding the reference to float gives when it exceeds float's range; a non-finite reference
+// (Inf or NaN inputs) needs the same non-finite result: NaN for NaN, the same-signed Inf for Inf.
+DotCheck check_dot_result(float result, const DotReference& reference, int64_t n);
+
 // Test and benchmark inputs: uniform reals in [lo, hi), or integers in [lo, hi] (exact mode).
 void fill_uniform(float* data, size_t count, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
 void fill_small_integers(float* data, size_t count, uint64_t seed, int lo = -8, int hi = 8);

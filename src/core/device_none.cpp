@@ -34,6 +34,9 @@ Status copy_device_to_host(void*, const void*, size_t, CUstream_st*) {
   return no_cuda("copy_device_to_host");
 }
 Status device_memset(void*, int, size_t, CUstream_st*) { return no_cuda("device_memset"); }
+Status check_device_allocation(int, size_t, const std::string&) {
+  return no_cuda("check_device_allocation");
+}
 Status device_synchronize(const Context& ctx) {
   return ctx.backend == Backend::kCpu ? Status::ok() : no_cuda("device_synchronize");
 }

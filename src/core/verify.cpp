@@ -1,34 +1,46 @@
 #include "tilekit/verify.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 
 #include "core/backend.hpp"
+#include "core/strides.hpp"
+#include "tilekit/sizes.hpp"
 
 namespace tilekit {
 
 Status compute_gemm_reference(const Context& ctx, const GemmProblem& p, GemmReference* out) {
   TILEKIT_RETURN_IF_ERROR(validate(p));
+  int64_t count = 0;
+  TILEKIT_RETURN_IF_ERROR(checked_elements(p.m, p.n, "the reference of C", &count));
+  // Both arrays are checked as one request: they are allocated together.
+  size_t bytes = 0;
+  TILEKIT_RETURN_IF_ERROR(checked_bytes(count, 2 * sizeof(double), "the reference of C", &bytes));
+  TILEKIT_RETURN_IF_ERROR(check_host_allocation(bytes, "the reference of C"));
   out->m = p.m;
   out->n = p.n;
-  const size_t count = static_cast<size_t>(p.m * p.n);
-  out->value.assign(count, 0.0);
-  out->magnitude.assign(count, 0.0);
+  TILEKIT_RETURN_IF_ERROR(checked_resize(out->value, count, "the reference of C"));
+  TILEKIT_RETURN_IF_ERROR(checked_resize(out->magnitude, count, "the reference magnitudes"));
   if (count == 0) return Status::ok();
+  const size_t elements = static_cast<size_t>(count);
   TILEKIT_RETURN_IF_ERROR(check_context(ctx, nullptr));
   DeviceScope scope(ctx);
   TILEKIT_RETURN_IF_ERROR(scope.status());
   const BackendOps& backend = backend_ops(ctx.backend);
   if (ctx.backend == Backend::kCpu)
     return backend.reference_gemm_f64(p, out->value.data(), out->magnitude.data(), ctx);
+  TILEKIT_RETURN_IF_ERROR(check_device_allocation(ctx.device, bytes, "the reference of C"));
   DeviceBuffer<double> value, magnitude;  // the backend's memory: device memory on a GPU
-  TILEKIT_RETURN_IF_ERROR(value.allocate(count, "the reference result"));
-  TILEKIT_RETURN_IF_ERROR(magnitude.allocate(count, "the reference magnitudes"));
+  TILEKIT_RETURN_IF_ERROR(value.allocate(elements, "the reference result"));
+  TILEKIT_RETURN_IF_ERROR(magnitude.allocate(elements, "the reference magnitudes"));
   TILEKIT_RETURN_IF_ERROR(backend.reference_gemm_f64(p, value.get(), magnitude.get(), ctx));
-  TILEKIT_RETURN_IF_ERROR(value.download(out->value.data(), count, ctx.stream));
-  return magnitude.download(out->magnitude.data(), count, ctx.stream);
+  TILEKIT_RETURN_IF_ERROR(value.download(out->value.data(), elements, ctx.stream));
+  return magnitude.download(out->magnitude.data(), elements, ctx.stream);
 }
 
 double dot_error_bound_factor(int64_t n) {
@@ -39,66 +51,138 @@ double dot_error_bound_factor(int64_t n) {
   return 2.0 * std::min(deterministic, probabilistic);
 }
 
+namespace {
+
+// A GemmCheck built up over tiles of C: the per-element rule and the running maxima.
+class GemmCheckAccumulator {
+ public:
+  GemmCheckAccumulator(int64_t k, const CheckOptions& options)
+      // Rounding of alpha·sum and of beta·C0 and the final add: k + 2 roundings at most. The
+      // tiny absolute term covers results that underflow into the subnormal range.
+      // 3xTF32 adds its split's error per input; a bf16 C adds its own rounding.
+      : gamma_(options.safety * (gamma_bound(k + 2) + 2.0 * options.input_roundoff)),
+        output_u_(options.safety *
+                  (options.c_type == DType::kBF16 ? std::ldexp(1.0, -8) : 0.0)),
+        underflow_slack_(static_cast<double>(k + 2) * std::numeric_limits<float>::min()),
+        exact_(options.exact), round_to_c_(options.c_type == DType::kBF16) {}
+
+  // Compares the tile of C whose top-left element is (row0, col0) with its reference, a dense
+  // row-major tile of ref.m × ref.n.
+  void add_tile(const float* c, int64_t ldc, Layout layout, const GemmReference& ref,
+                int64_t row0, int64_t col0) {
+    for (int64_t ti = 0; ti < ref.m; ++ti)
+      for (int64_t tj = 0; tj < ref.n; ++tj) {
+        const int64_t i = row0 + ti, j = col0 + tj;
+        const float got = layout == Layout::kRowMajor ? c[i * ldc + j] : c[j * ldc + i];
+        const size_t at = static_cast<size_t>(ti * ref.n + tj);
+        add_element(got, ref.value[at], ref.magnitude[at], i, j);
+      }
+  }
+
+  GemmCheck finish() {
+    r_.max_rel_error = max_ref_ > 0 ? r_.max_abs_error / max_ref_ : r_.max_abs_error;
+    r_.passed = r_.violations == 0;
+    return r_;
+  }
+
+ private:
+  void add_element(float got, double want, double mag, int64_t i, int64_t j) {
+    ++r_.checked;
+    // Exact mode compares with the exact result as C's type stores it.
+    if (exact_ && round_to_c_) want = round_to_bf16(static_cast<float>(want));
+    bool bad;
+    double err = 0.0, ratio = 0.0;
+    if (!std::isfinite(want)) {  // user data with Inf/NaN: the result must be non-finite too
+      bad = std::isfinite(got);
+    } else if (!std::isfinite(got)) {
+      bad = true;
+      ++r_.nonfinite;
+    } else if (exact_) {
+      err = std::fabs(static_cast<double>(got) - want);
+      bad = static_cast<double>(got) != want;
+      ratio = bad ? std::numeric_limits<double>::infinity() : 0.0;
+    } else {
+      err = std::fabs(static_cast<double>(got) - want);
+      const double bound = gamma_ * mag + output_u_ * std::fabs(want) + underflow_slack_;
+      ratio = err / bound;
+      bad = err > bound;
+    }
+    if (std::isfinite(want)) max_ref_ = std::max(max_ref_, std::fabs(want));
+    r_.max_abs_error = std::max(r_.max_abs_error, err);
+    if (bad) {
+      if (r_.violations == 0) {
+        r_.worst_i = i;
+        r_.worst_j = j;
+      }
+      ++r_.violations;
+    } else if (r_.violations == 0 && ratio >= r_.worst_ratio) {
+      r_.worst_i = i;
+      r_.worst_j = j;
+    }
+    if (std::isfinite(ratio)) r_.worst_ratio = std::max(r_.worst_ratio, ratio);
+  }
+
+  const double gamma_, output_u_, underflow_slack_;
+  const bool exact_, round_to_c_;
+  double max_ref_ = 0.0;
+  GemmCheck r_;
+};
+
+// The part of `p` that computes rows [row0, row0 + rows) and columns [col0, col0 + cols) of C:
+// the same leading dimensions, pointers moved to the tile's first row of op(A), first column
+// of op(B) and first element of C.
+GemmProblem tile_of(const GemmProblem& p, int64_t row0, int64_t rows, int64_t col0,
+                    int64_t cols) {
+  GemmProblem t = p;
+  t.m = rows;
+  t.n = cols;
+  auto advance = [](auto* base, int64_t elements, DType type) {
+    using Byte = std::conditional_t<std::is_const_v<std::remove_pointer_t<decltype(base)>>,
+                                    const unsigned char, unsigned char>;
+    return static_cast<Byte*>(base) + elements * static_cast<int64_t>(dtype_size(type));
+  };
+  t.a = advance(p.a, row0 * op_strides(p.layout, p.op_a, p.lda).row, p.types.a);
+  t.b = advance(p.b, col0 * op_strides(p.layout, p.op_b, p.ldb).col, p.types.b);
+  const Strides sc = op_strides(p.layout, Op::kN, p.ldc);
+  t.c = advance(p.c, row0 * sc.row + col0 * sc.col, p.types.c);
+  return t;
+}
+
+}  // namespace
+
 GemmCheck check_gemm_result(const float* c, int64_t ldc, Layout layout, const GemmReference& ref,
                             int64_t k, const CheckOptions& options) {
-  GemmCheck r;
-  // Rounding of alpha·sum and of beta·C0 and the final add: k + 2 roundings at most. The tiny
-  // absolute term covers results that underflow into the subnormal range.
-  const double g = options.safety * (gamma_bound(k + 2) + 2.0 * options.input_roundoff);
-  const double output_u = options.c_type == DType::kBF16 ? std::ldexp(1.0, -8) : 0.0;
-  const double underflow_slack =
-      static_cast<double>(k + 2) * std::numeric_limits<float>::min();
-  double max_ref = 0.0;
-  for (int64_t i = 0; i < ref.m; ++i) {
-    for (int64_t j = 0; j < ref.n; ++j) {
-      const float got = layout == Layout::kRowMajor ? c[i * ldc + j] : c[j * ldc + i];
-      double want = ref.value[static_cast<size_t>(i * ref.n + j)];
-      if (options.exact && output_u > 0) want = round_to_bf16(static_cast<float>(want));
-      const double mag = ref.magnitude[static_cast<size_t>(i * ref.n + j)];
-      ++r.checked;
-      bool bad;
-      double err = 0.0, ratio = 0.0;
-      if (!std::isfinite(want)) {  // user data with Inf/NaN: the result must be non-finite too
-        bad = std::isfinite(got);
-      } else if (!std::isfinite(got)) {
-        bad = true;
-        ++r.nonfinite;
-      } else if (options.exact) {
-        err = std::fabs(static_cast<double>(got) - want);
-        bad = static_cast<double>(got) != want;
-        ratio = bad ? std::numeric_limits<double>::infinity() : 0.0;
-      } else {
-        err = std::fabs(static_cast<double>(got) - want);
-        const double bound =
-            g * mag + options.safety * output_u * std::fabs(want) + underflow_slack;
-        ratio = err / bound;
-        bad = err > bound;
-      }
-      if (std::isfinite(want)) max_ref = std::max(max_ref, std::fabs(want));
-      r.max_abs_error = std::max(r.max_abs_error, err);
-      if (bad) {
-        if (r.violations == 0) {
-          r.worst_i = i;
-          r.worst_j = j;
-        }
-        ++r.violations;
-      } else if (r.violations == 0 && ratio >= r.worst_ratio) {
-        r.worst_i = i;
-        r.worst_j = j;
-      }
-      if (std::isfinite(ratio)) r.worst_ratio = std::max(r.worst_ratio, ratio);
+  GemmCheckAccumulator check(k, options);
+  check.add_tile(c, ldc, layout, ref, 0, 0);
+  return check.finish();
+}
+
+Status verify_gemm_result(const Context& ctx, const GemmProblem& inputs, const float* c,
+                          const CheckOptions& options, GemmCheck* out) {
+  TILEKIT_RETURN_IF_ERROR(validate(inputs));
+  // Full-width row bands while a row fits in a tile (the CPU reference is parallel over rows),
+  // else one row at a time in column pieces.
+  const int64_t tile_cols = std::max<int64_t>(1, std::min(inputs.n, kVerifyTileElements));
+  const int64_t tile_rows = std::max<int64_t>(1, kVerifyTileElements / tile_cols);
+  GemmCheckAccumulator check(inputs.k, options);
+  GemmReference ref;
+  for (int64_t row0 = 0; row0 < inputs.m; row0 += tile_rows)
+    for (int64_t col0 = 0; col0 < inputs.n; col0 += tile_cols) {
+      const int64_t rows = std::min(tile_rows, inputs.m - row0);
+      const int64_t cols = std::min(tile_cols, inputs.n - col0);
+      TILEKIT_RETURN_IF_ERROR(
+          compute_gemm_reference(ctx, tile_of(inputs, row0, rows, col0, cols), &ref));
+      check.add_tile(c, inputs.ldc, inputs.layout, ref, row0, col0);
     }
-  }
-  r.max_rel_error = max_ref > 0 ? r.max_abs_error / max_ref : r.max_abs_error;
-  r.passed = r.violations == 0;
-  return r;
+  *out = check.finish();
+  return Status::ok();
 }
 
 CheckOptions check_options_for(const GemmTypes& types, bool exact) {
   CheckOptions o;
   o.exact = exact;
-  o.input_roundoff = types.compute == Compute::kF32x3TF32 ? input_unit_roundoff(types.a, types.compute)
-                                                           : 0.0;
+  o.input_roundoff =
+      types.compute == Compute::kF32x3TF32 ? input_unit_roundoff(types.a, types.compute) : 0.0;
   o.c_type = types.c;
   return o;
 }
@@ -115,6 +199,65 @@ std::string GemmCheck::summary() const {
                   static_cast<long long>(violations), static_cast<long long>(checked),
                   static_cast<long long>(nonfinite), static_cast<long long>(worst_i),
                   static_cast<long long>(worst_j), max_abs_error, max_rel_error);
+  }
+  return buf;
+}
+
+bool same_element(float got, float want) {
+  if (std::isnan(got) && std::isnan(want)) return true;
+  return std::memcmp(&got, &want, sizeof(float)) == 0;
+}
+
+int64_t count_transpose_mismatches(const float* a, int64_t rows, int64_t cols, int64_t lda,
+                                   const float* b, int64_t ldb) {
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      if (!same_element(b[c * ldb + r], a[r * lda + c])) ++wrong;
+  return wrong;
+}
+
+DotReference dot_reference(const float* x, const float* y, int64_t n) {
+  DotReference ref;
+  for (int64_t i = 0; i < n; ++i) {
+    const double product = static_cast<double>(x[i]) * static_cast<double>(y[i]);
+    ref.value += product;
+    ref.magnitude += std::fabs(product);
+  }
+  return ref;
+}
+
+DotCheck check_dot_result(float result, const DotReference& reference, int64_t n) {
+  DotCheck check;
+  check.result = result;
+  check.reference = reference.value;
+  if (!std::isfinite(reference.value)) {
+    check.passed = std::isnan(reference.value) ? std::isnan(result)
+                                               : static_cast<double>(result) == reference.value;
+    return check;
+  }
+  // Float accumulation in any order (or double), then one rounding to float.
+  check.bound = dot_error_bound_factor(n) * reference.magnitude +
+                std::fabs(reference.value) / 16777216.0 + std::numeric_limits<float>::min();
+  if (!std::isfinite(result)) {
+    // Correct only as the overflow of a reference beyond float's range.
+    check.error = std::numeric_limits<double>::infinity();
+    check.passed = std::isinf(result) && static_cast<float>(reference.value) == result;
+    return check;
+  }
+  check.error = std::fabs(static_cast<double>(result) - reference.value);
+  check.passed = check.error <= check.bound;
+  return check;
+}
+
+std::string DotCheck::summary() const {
+  char buf[200];
+  if (!std::isfinite(reference) || !std::isfinite(result)) {
+    std::snprintf(buf, sizeof buf, "%s %g where the reference is %.17g", passed ? "PASS" : "FAIL",
+                  static_cast<double>(result), reference);
+  } else {
+    std::snprintf(buf, sizeof buf, "%s |err| %.3g %s bound %.3g (reference %.17g)",
+                  passed ? "PASS" : "FAIL", error, passed ? "<=" : ">", bound, reference);
   }
   return buf;
 }

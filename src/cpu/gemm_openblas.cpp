@@ -1,5 +1,6 @@
 // gemm_openblas.cpp — OpenBLAS's cblas_sgemm (OpenMP build), registered as the CPU baseline.
 #include <cblas.h>
+#include <omp.h>
 
 #include <string>
 
@@ -11,8 +12,32 @@ namespace {
 
 CBLAS_TRANSPOSE to_cblas(Op op) { return op == Op::kN ? CblasNoTrans : CblasTrans; }
 
+// Sets OpenBLAS's thread count for one call and restores it after. The count is process-wide
+// (and the OpenMP build also sets the caller's OpenMP default through omp_set_num_threads), so a
+// Context's thread count must not leak into later calls that asked for nothing.
+class ScopedOpenblasThreads {
+ public:
+  explicit ScopedOpenblasThreads(int threads)
+      : active_(threads > 0),
+        previous_openblas_(openblas_get_num_threads()),
+        previous_openmp_(omp_get_max_threads()) {
+    if (active_) openblas_set_num_threads(threads);
+  }
+  ~ScopedOpenblasThreads() {
+    if (!active_) return;
+    openblas_set_num_threads(previous_openblas_);
+    omp_set_num_threads(previous_openmp_);
+  }
+  ScopedOpenblasThreads(const ScopedOpenblasThreads&) = delete;
+  ScopedOpenblasThreads& operator=(const ScopedOpenblasThreads&) = delete;
+
+ private:
+  const bool active_;
+  const int previous_openblas_, previous_openmp_;
+};
+
 Status openblas_launch(const GemmProblem& p, const Context& ctx, Workspace) {
-  if (ctx.cpu_threads > 0) openblas_set_num_threads(ctx.cpu_threads);
+  const ScopedOpenblasThreads threads(ctx.cpu_threads);
   // cblas takes int (blasint) sizes; can_implement has checked they fit.
   cblas_sgemm(p.layout == Layout::kRowMajor ? CblasRowMajor : CblasColMajor, to_cblas(p.op_a),
               to_cblas(p.op_b), static_cast<blasint>(p.m), static_cast<blasint>(p.n),

@@ -3,8 +3,10 @@
 
 Usage: test_cli.py PATH/TO/tilekit   (CTest passes it). Runs on the CPU backend.
 """
+import math
 import os
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -363,6 +365,211 @@ class Cli(unittest.TestCase):
         with open(csv) as f:
             lines = f.read().splitlines()
         self.assertGreaterEqual(len(lines), 2)  # header and at least one finished row
+
+    # ---- hostile input (issue 9): sizes that overflow or cannot fit, numbers that do not fit,
+    # non-finite data, globs that match nothing. Each fails fast with one line.
+    def npy_header_only(self, name, shape):
+        """A .npy file of float32 with `shape` and no data (enough when a dimension is 0)."""
+        d = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % shape
+        d += " " * ((64 - (10 + len(d) + 1) % 64) % 64) + "\n"
+        with open(self.path(name), "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(d)) + d.encode())
+        return self.path(name)
+
+    def assert_fails_fast(self, args, code, fragment):
+        start = time.monotonic()
+        r = run(*args)
+        self.assertLess(time.monotonic() - start, 10, "should fail before any work: %s" % (args,))
+        self.assertEqual(r.returncode, code, " ".join(args) + "\n" + r.stdout + r.stderr)
+        self.assertIn(fragment, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, "error should be one line: " + r.stderr)
+        self.assertTrue(r.stderr.startswith("tilekit: error: "), r.stderr)
+        return r
+
+    def test_sizes_whose_product_overflows_are_bad_input(self):
+        for args, fragment in [(("gemm", "--m", "3", "--n", "6148914691236517206", "--k", "0"),
+                                "C: 3 x 6148914691236517206 elements overflow a 64-bit count"),
+                               (("gemm", "--m", "1", "--n", "4000000000000000000", "--k", "0"),
+                                "overflow a 64-bit size"),
+                               (("transpose", "--rows", "4611686018427387904", "--cols", "4"),
+                                "overflow a 64-bit count"),
+                               (("bench", "gemm", "--sizes", "3x6148914691236517206x0"), "overflow a 64-bit count"),
+                               (("bench", "transpose", "--sizes", "2^32x2^32"), "overflow a 64-bit count"),
+                               (("bench", "dot", "--sizes", "2^70"), "does not fit in 64 bits")]:
+            self.assert_fails_fast(args + ("--backend", "cpu"), 2, fragment)
+
+    def test_npy_shapes_whose_product_overflows(self):
+        # op(A) is 2^33 x 0 and op(B) 0 x 2^33: C would be 2^66 elements. (A is stored 0 x 2^33:
+        # files with no rows keep the test independent of how fast the reader skips empty rows.)
+        a = self.npy_header_only("a.npy", (0, 2**33))
+        b = self.npy_header_only("b.npy", (0, 2**33))
+        out = self.path("out.npy")
+        self.assert_fails_fast(("gemm", "--backend", "cpu", "--trans-a", "--a", a, "--b", b, "--out", out), 2,
+                               "C: 8589934592 x 8589934592 elements overflow")
+        self.assertFalse(os.path.exists(out))
+
+    def test_out_of_memory_fails_fast_with_one_line(self):
+        # Far beyond any machine's memory, so the pre-allocation check answers, not the allocator.
+        for args, what in [(("gemm", "--m", "10000000", "--n", "10000000", "--k", "2"), "C needs 400 TB"),
+                           (("transpose", "--rows", "10000000", "--cols", "10000000"), "A needs 400 TB"),
+                           (("dot", "--n", "100000000000000"), "x needs 400 TB"),
+                           (("bench", "gemm", "--sizes", "10000000"), "size 10000000"),
+                           (("bench", "copy", "--sizes", "2^47"), "size 140737488355328")]:
+            self.assert_fails_fast(args + ("--backend", "cpu"), 1, "out of memory: ")
+            self.assertIn(what, run(*args, "--backend", "cpu").stderr)
+        a = self.npy_header_only("a.npy", (0, 2**24))
+        b = self.npy_header_only("b.npy", (0, 2**24))
+        self.assert_fails_fast(("gemm", "--backend", "cpu", "--trans-a", "--a", a, "--b", b), 1, "C needs 1.13 PB")
+
+    def test_numbers_that_do_not_fit_are_errors_not_clamped(self):
+        small = ("--n", "2", "--k", "2")
+        for args, fragment in [(("gemm", "--m", "99999999999999999999") + small, "--m: must be <= 9223372036854775807"),
+                               (("gemm", "--m", "-99999999999999999999") + small, "--m: must be >= 0"),
+                               (("gemm", "--m", "1e3") + small, "--m: must be a whole number"),
+                               (("gemm", "--m", "4", "--alpha", "1e39") + small, "--alpha: is outside float32's range"),
+                               (("gemm", "--m", "4", "--beta", "-1e39") + small, "--beta: is outside float32's range"),
+                               (("gemm", "--m", "4", "--alpha", "inf") + small, "--alpha: must be finite"),
+                               (("gemm", "--m", "4", "--alpha", "1e-50") + small, "--alpha: rounds to 0"),
+                               (("gemm", "--m", "4", "--seed", "99999999999999999999999") + small, "--seed"),
+                               (("gemm", "--m", "4", "--seed", "-1") + small, "--seed"),
+                               (("gemm", "--m", "4", "--threads", "100000") + small, "--threads: must be <="),
+                               (("gemm", "--m", "4", "--threads", "-1") + small, "--threads: must be >= 0"),
+                               (("transpose", "--rows", "99999999999999999999", "--cols", "2"), "--rows"),
+                               (("dot", "--n", "99999999999999999999"), "--n"),
+                               (("bench", "gemm", "--sizes", "99999999999999999999"), "does not fit in 64 bits"),
+                               (("bench", "gemm", "--sizes", "8", "--alpha", "1e39"), "--alpha"),
+                               (("bench", "gemm", "--sizes", "8", "--min-samples", "99999999999"), "--min-samples"),
+                               (("bench", "dot", "--sizes", "8", "--threads", "100000"), "--threads"),
+                               (("bench", "copy", "--sizes", "8", "--max-time", "inf"), "--max-time")]:
+            self.assert_fails_fast(args, 2, fragment)
+
+    def test_leading_zeros_are_decimal_not_octal(self):
+        r = run("gemm", "--backend", "cpu", "--m", "010", "--n", "2", "--k", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("10x2x2", r.stdout)
+
+    def test_threads_within_bounds_run(self):
+        r = run("gemm", "--backend", "cpu", "--m", "33", "--n", "17", "--k", "9", "--threads", "1", "--check")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("check: PASS", r.stdout)
+
+    def test_bench_sizes_grammar_rejects_empty_and_huge_ranges(self):
+        for sub in ["gemm", "copy", "transpose", "dot"]:
+            self.assert_fails_fast(("bench", sub, "--backend", "cpu", "--sizes", ""), 2, "--sizes: must not be empty")
+            self.assert_fails_fast(("bench", sub, "--backend", "cpu", "--kernels", ""), 2, "--kernels: must not be empty")
+        self.assert_fails_fast(("bench", "gemm", "--backend", "cpu", "--sizes", "0:100000000:1"), 2, "at most 10000")
+        self.assert_fails_fast(("bench", "gemm", "--backend", "cpu", "--sizes", "9223372036854775800:9223372036854775807:5"),
+                               2, "too large")
+
+    def test_bench_kernel_glob_that_matches_nothing_is_an_error(self):
+        self.assert_fails_fast(("bench", "gemm", "--backend", "cpu", "--sizes", "1024,4096", "--kernels", "gemm.cuda.cublas*"),
+                               2, "'gemm.cuda.cublas*'")
+        self.assert_fails_fast(("bench", "gemm", "--backend", "cpu", "--sizes", "8",
+                                "--kernels", "gemm.cpu.blocked*,gemm.zzz*"), 2, "'gemm.zzz*'")
+        for sub, glob in [("copy", "copy.zzz*"), ("transpose", "transpose.cuda.*"), ("dot", "nothing")]:
+            self.assert_fails_fast(("bench", sub, "--backend", "cpu", "--sizes", "64", "--kernels", glob), 2,
+                                   "'%s'" % glob)
+
+    def test_bench_kernel_glob_list_runs_each(self):
+        csv = self.path("l.csv")
+        r = run("bench", "gemm", "--backend", "cpu", "--sizes", "24", "--no-baseline", "--max-time", "0.02",
+                "--kernels", "gemm.cpu.blocked*,gemm.cpu.reference*", "--csv", csv)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        import csv as csvmod
+        with open(csv) as f:
+            rows = list(csvmod.DictReader(f))
+        self.assertEqual(sorted(row["kernel"].split(".")[2] for row in rows), ["blocked", "reference"])
+        self.assertIn("noisy", rows[0])
+
+    def test_transpose_check_matches_nan_and_inf(self):
+        a = self.rng.standard_normal((9, 7)).astype(np.float32)
+        a[0, 0], a[3, 4], a[8, 6], a[2, 1] = np.nan, np.inf, -np.inf, -0.0
+        out = self.path("t.npy")
+        r = run("transpose", "--backend", "cpu", "--a", self.save("a.npy", a), "--out", out, "--check")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("check: PASS", r.stdout)
+        got = np.load(out)
+        np.testing.assert_array_equal(got, a.T)  # NaN positions equal, Inf exact
+        self.assertTrue(np.signbit(got[1, 2]))
+
+    def test_dot_check_accepts_correct_non_finite_results(self):
+        cases = [([1, np.inf, 2], [1, 1, 1], "inf"),
+                 ([1, -np.inf, 2], [1, 1, 1], "-inf"),
+                 ([1, np.nan, 2], [1, 1, 1], "nan"),
+                 ([np.inf, 1], [0, 1], "nan"),                 # Inf·0
+                 ([np.inf, -np.inf], [1, 1], "nan"),           # Inf − Inf
+                 ([3e38, 3e38], [1, 1], "inf")]                # overflows float: Inf is right
+        for x, y, want in cases:
+            r = run("dot", "--backend", "cpu", "--x", self.save("x.npy", np.array(x, np.float32)),
+                    "--y", self.save("y.npy", np.array(y, np.float32)), "--check")
+            self.assertEqual(r.returncode, 0, "%s·%s: %s" % (x, y, r.stdout + r.stderr))
+            self.assertIn("check: PASS", r.stdout)
+            got = float(r.stdout.split()[-1])
+            if want == "nan":
+                self.assertTrue(math.isnan(got), r.stdout)
+            else:
+                self.assertEqual(got, float(want))
+
+    def test_gemm_check_and_out_across_verification_tiles(self):
+        # C larger than one verification tile (2^20 elements): row bands, and a row wider than a
+        # tile (column pieces); with beta, C0 is kept for the reference.
+        a = self.rng.standard_normal((1100, 4)).astype(np.float32)
+        b = self.rng.standard_normal((4, 1000)).astype(np.float32)
+        c = self.rng.standard_normal((1100, 1000)).astype(np.float32)
+        out = self.path("out.npy")
+        r = run("gemm", "--backend", "cpu", "--a", self.save("a.npy", a), "--b", self.save("b.npy", b),
+                "--c", self.save("c.npy", c), "--beta", "0.5", "--out", out, "--check")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("1100000 elements", r.stdout)
+        np.testing.assert_allclose(np.load(out), a.astype(np.float64) @ b + 0.5 * c, rtol=1e-5, atol=1e-5)
+        self.check_npy_product(self.rng.standard_normal((2, 3)).astype(np.float32),
+                               self.rng.standard_normal((3, 2**20 + 5)).astype(np.float32))
+
+    def test_gemm_col_major_out_is_the_same_matrix(self):
+        # Column-major C is written in Fortran order straight from the result. Col-major NN and
+        # row-major TT draw the same op(A) and op(B) from one seed, so with beta = 0 the two
+        # results are the same m × n matrix.
+        col, row = self.path("col.npy"), self.path("row.npy")
+        size = ("--m", "37", "--n", "23", "--k", "11", "--seed", "5", "--backend", "cpu", "--check")
+        r = run("gemm", *size, "--layout", "col", "--out", col)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = run("gemm", *size, "--layout", "row", "--trans-a", "--trans-b", "--out", row)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got_col, got_row = np.load(col), np.load(row)
+        self.assertEqual(got_col.shape, (37, 23))
+        self.assertTrue(got_col.flags["F_CONTIGUOUS"])
+        np.testing.assert_allclose(got_col, got_row, rtol=1e-5, atol=1e-6)
+
+    def test_json_survives_a_command_line_that_is_not_utf8(self):
+        # The JSON writer used to throw on the command line's invalid UTF-8 (std::terminate).
+        csv = os.path.join(os.fsencode(self.dir.name), b"\xff.csv")
+        js = self.path("b.json")
+        r = subprocess.run([TILEKIT, "bench", "copy", "--backend", "cpu", "--sizes", "64", "--max-time", "0.01",
+                            "--csv", csv, "--json", js], capture_output=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        import json
+        with open(js) as f:
+            self.assertIn("bench copy", json.load(f)["environment"]["command"])
+
+    def peak_rss_bytes(self, *args):
+        """Peak resident memory of one tilekit run (Linux reports ru_maxrss in KiB)."""
+        p = subprocess.Popen([TILEKIT, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        self.assertEqual(p.returncode, 0, args)
+        return usage.ru_maxrss * 1024
+
+    def test_gemm_holds_c_and_one_copy_at_most(self):
+        # C is 2000 x 4000 floats = 32 MB; with --check, --beta and --out the command may hold C,
+        # C0 and one reference tile (16 MB) besides A, B and what any run holds. Before the fix
+        # it held C seven times over (C0, the reference in double twice, a row-major copy and
+        # the serialized file).
+        c_bytes = 2000 * 4000 * 4
+        base = self.peak_rss_bytes("gemm", "--backend", "cpu", "--m", "8", "--n", "8", "--k", "1")
+        peak = self.peak_rss_bytes("gemm", "--backend", "cpu", "--m", "2000", "--n", "4000", "--k", "1",
+                                   "--beta", "0.5", "--check", "--out", self.path("big.npy"))
+        self.assertLess(peak - base, 2 * c_bytes + 32 * 2**20, "peak %d MiB" % (peak >> 20))
+        self.assertEqual(np.load(self.path("big.npy")).shape, (2000, 4000))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,18 @@
 // The benchmark harness: size parsing, statistics, and a tiny end-to-end CPU run.
 #include <gtest/gtest.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "gemm_bench.hpp"
+#include "kernel_select.hpp"
+#include "memory_bench.hpp"
+#include "memory_plan.hpp"
+#include "report.hpp"
 #include "timing.hpp"
 
 namespace tilekit::bench {
@@ -100,6 +111,228 @@ TEST(GemmBench, UnmatchedGlobIsAnError) {
   cfg.add_baseline = false;
   std::vector<BenchRow> rows;
   EXPECT_EQ(run_gemm_bench(cfg, &rows).code(), StatusCode::kInvalidArgument);
+}
+
+// ---- hostile input (issue 9) ----
+
+TEST(Sizes, NumbersThatDoNotFitAreErrorsNeverClamped) {
+  std::vector<GemmShape> s;
+  for (const char* bad : {"99999999999999999999", "9223372036854775808", "2^63", "2^64x1x1",
+                          "3x6148914691236517206x0", "1x4611686018427387904x1", "+5", " 5", "0x10",
+                          "5:1:0", "9223372036854775800:9223372036854775807:5"}) {
+    const Status st = parse_sizes(bad, &s);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(st.message().find(std::string("'") + bad + "'"), std::string::npos) << st.message();
+  }
+  EXPECT_NE(parse_sizes("99999999999999999999", &s).message().find("does not fit in 64 bits"),
+            std::string::npos);
+  EXPECT_NE(parse_sizes("3x6148914691236517206x0", &s).message().find("overflow"), std::string::npos);
+}
+
+TEST(Sizes, PowersAndLargeShapesThatFit) {
+  std::vector<GemmShape> s;
+  ASSERT_TRUE(parse_sizes("2^10,2^0x3x0", &s).is_ok());
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].m, 1024);
+  EXPECT_EQ(s[1].m, 1);
+  EXPECT_EQ(s[1].k, 0);
+  // Fits in 64 bits (the memory check at run time is another matter).
+  ASSERT_TRUE(parse_sizes("1000000000", &s).is_ok());
+}
+
+TEST(Sizes, RangesAreCapped) {
+  std::vector<GemmShape> s;
+  ASSERT_TRUE(parse_sizes("1:10000:1", &s).is_ok());
+  EXPECT_EQ(s.size(), kMaxSizes);
+  EXPECT_EQ(parse_sizes("0:10000:1", &s).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(parse_sizes("1:10000:1,5", &s).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(parse_sizes("0:1000000000000:1", &s).code(), StatusCode::kInvalidArgument);
+}
+
+// parse_count used to read through a pointer into a destroyed temporary for every 2^N (ASan:
+// stack-use-after-scope), which is every default size of `bench copy` and `bench dot`.
+TEST(MemorySizes, PowersParseToTheirValues) {
+  std::vector<MemorySize> s;
+  ASSERT_TRUE(parse_memory_sizes(MemoryOp::kDot, "2^24,2^0,10^3,0^0,7", &s).is_ok());
+  ASSERT_EQ(s.size(), 5u);
+  EXPECT_EQ(s[0].rows, int64_t{1} << 24);
+  EXPECT_EQ(s[1].rows, 1);
+  EXPECT_EQ(s[2].rows, 1000);
+  EXPECT_EQ(s[3].rows, 1);
+  EXPECT_EQ(s[4].rows, 7);
+  ASSERT_TRUE(parse_memory_sizes(MemoryOp::kTranspose, "2^12x17,64", &s).is_ok());
+  EXPECT_EQ(s[0].rows, 4096);
+  EXPECT_EQ(s[0].cols, 17);
+  EXPECT_EQ(s[1].cols, 64);
+}
+
+TEST(MemorySizes, BadAndOverflowingSizesAreErrors) {
+  std::vector<MemorySize> s;
+  for (const char* bad : {"", "abc", "2^", "^3", "2^x", "-4", "2^63", "2^61", "99999999999999999999",
+                          "1x2", "8,,8"})
+    EXPECT_EQ(parse_memory_sizes(MemoryOp::kCopy, bad, &s).code(), StatusCode::kInvalidArgument) << bad;
+  for (const char* bad : {"2^32x2^32", "2^40x2^22", "3x", "x3", "2x3x4"})
+    EXPECT_EQ(parse_memory_sizes(MemoryOp::kTranspose, bad, &s).code(), StatusCode::kInvalidArgument)
+        << bad;
+}
+
+TEST(MemoryPlan, OverflowIsBadInputAndTooMuchIsOutOfMemory) {
+  MemoryPlan overflow;
+  overflow.add("A", int64_t{1} << 40, int64_t{1} << 30, sizeof(float));
+  EXPECT_EQ(overflow.check_host().code(), StatusCode::kInvalidArgument);
+  MemoryPlan too_much;
+  too_much.add("A", 8, 8, sizeof(float));
+  too_much.add("C", int64_t{1} << 24, int64_t{1} << 24, sizeof(float));  // 1.1 PB
+  const Status s = too_much.check_host();
+  EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(s.message().find("C needs 1.13 PB"), std::string::npos) << s.message();
+  MemoryPlan together;  // each fits, the sum does not
+  const int64_t half = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE) / 2;
+  together.add("A", half / 3, 4, 1);
+  together.add("B", half / 3, 4, 1);
+  const Status t = together.check_host();
+  EXPECT_EQ(t.code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(t.message().find("A and B together"), std::string::npos) << t.message();
+}
+
+TEST(GemmBench, ShapeThatCannotFitFailsBeforeAnyWork) {
+  GemmBenchConfig cfg;
+  cfg.ctx = Context::cpu();
+  cfg.shapes = {{8, 8, 8}, {10000000, 10000000, 2}};
+  std::vector<BenchRow> rows;
+  const auto start = std::chrono::steady_clock::now();
+  const Status s = run_gemm_bench(cfg, &rows);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(s.message().find("size 10000000x10000000x2"), std::string::npos) << s.message();
+  EXPECT_TRUE(rows.empty());  // not even the small size ran
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(KernelGlobs, ListsSelectEachGlobInRegistrationOrder) {
+  std::vector<const GemmKernel*> k;
+  const auto& gemm = Registry::instance().gemm;
+  ASSERT_TRUE(select_kernels(gemm, "gemm.cpu.openblas*,gemm.cpu.blocked*", "gemm", Backend::kCpu, &k)
+                  .is_ok());
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0]->info.id.rfind("gemm.cpu.blocked", 0), 0u);
+  EXPECT_EQ(k[1]->info.id, "gemm.cpu.openblas.f32");
+  ASSERT_TRUE(select_kernels(gemm, "gemm.cpu.*,gemm.cpu.openblas*", "gemm", Backend::kCpu, &k).is_ok());
+  EXPECT_EQ(k.size(), gemm.match("gemm.cpu.*").size());  // no duplicates, references when named
+  ASSERT_TRUE(select_kernels(gemm, "", "gemm", Backend::kCpu, &k).is_ok());
+  for (const GemmKernel* kernel : k) EXPECT_FALSE(kernel->info.is_reference) << kernel->info.id;
+}
+
+TEST(KernelGlobs, EachGlobMustMatchAKernelOfTheBackend) {
+  std::vector<const GemmKernel*> k;
+  const auto& gemm = Registry::instance().gemm;
+  for (const char* spec : {"gemm.cpu.blocked*,gemm.zzz*", "gemm.cuda.cublas*", ",gemm.cpu.*",
+                           "gemm.cpu.*,", "gemm.cpu.*,,gemm.cpu.*"}) {
+    const Status s = select_kernels(gemm, spec, "gemm", Backend::kCpu, &k);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << spec;
+  }
+  const Status s = select_kernels(gemm, "gemm.cpu.blocked*,gemm.zzz*", "gemm", Backend::kCpu, &k);
+  EXPECT_NE(s.message().find("'gemm.zzz*'"), std::string::npos) << s.message();
+}
+
+TEST(MemoryBench, UnmatchedGlobIsAnErrorEvenWithTheBaseline) {
+  for (MemoryOp op : {MemoryOp::kCopy, MemoryOp::kTranspose, MemoryOp::kDot}) {
+    MemoryBenchConfig cfg;
+    cfg.ctx = Context::cpu();
+    cfg.op = op;
+    cfg.sizes = {{64, 1}};
+    cfg.kernels = std::string(memory_op_name(op)) + ".cuda.*";
+    std::vector<BenchRow> rows;
+    const Status s = run_memory_bench(cfg, &rows);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << memory_op_name(op);
+    EXPECT_NE(s.message().find(cfg.kernels), std::string::npos) << s.message();
+    EXPECT_TRUE(rows.empty());
+  }
+}
+
+// A row whose noise is above 10% says so in the table, the CSV and the JSON.
+TEST(Noise, NoisyRowsSaySoEverywhere) {
+  BenchRow quiet, noisy;
+  quiet.kernel = "gemm.cpu.openblas.f32";
+  quiet.outcome = "ok";
+  quiet.size = "256";
+  quiet.timing.samples = 10;
+  quiet.timing.median_s = 1e-3;
+  quiet.timing.noise = 0.05;
+  noisy = quiet;
+  noisy.kernel = "gemm.cpu.blocked.f32";
+  noisy.timing.noise = 0.23;
+  mark_noise(&quiet);
+  mark_noise(&noisy);
+  EXPECT_FALSE(quiet.noisy);
+  EXPECT_TRUE(noisy.noisy);
+  std::ostringstream table;
+  print_bench_table(table, {quiet, noisy}, "gemm.cpu.openblas.f32");
+  EXPECT_NE(table.str().find("PASS (noisy: 23%"), std::string::npos) << table.str();
+  EXPECT_EQ(table.str().find("noisy: 5%"), std::string::npos);
+  EXPECT_NE(table.str().find("noise above 10%"), std::string::npos);
+
+  BenchRow memory = noisy;
+  memory.op = "copy";
+  memory.verification = "PASS exact";
+  std::ostringstream memory_table;
+  print_bench_table(memory_table, {memory}, "copy.cpu.memcpy.f32", "copy.cpu.memcpy.f32");
+  EXPECT_NE(memory_table.str().find("PASS (noisy: 23%) exact"), std::string::npos) << memory_table.str();
+
+  const std::string dir = ::testing::TempDir();
+  Environment env;
+  ASSERT_TRUE(write_bench_csv(dir + "/noise.csv", {quiet, noisy}, env).is_ok());
+  ASSERT_TRUE(write_bench_json(dir + "/noise.json", {quiet, noisy}, env).is_ok());
+  std::ifstream csv(dir + "/noise.csv");
+  std::string header, first, second;
+  std::getline(csv, header);
+  std::getline(csv, first);
+  std::getline(csv, second);
+  const auto column = [&header] {
+    std::stringstream ss(header);
+    int index = 0;
+    for (std::string name; std::getline(ss, name, ','); ++index)
+      if (name == "noisy") return index;
+    return -1;
+  }();
+  ASSERT_GE(column, 0) << header;
+  auto field = [column](const std::string& line) {
+    std::stringstream ss(line);
+    std::string value;
+    for (int i = 0; i <= column; ++i) std::getline(ss, value, ',');
+    return value;
+  };
+  EXPECT_EQ(field(first), "0");
+  EXPECT_EQ(field(second), "1");
+  std::ifstream json_file(dir + "/noise.json");
+  const std::string json((std::istreambuf_iterator<char>(json_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"noisy\": true"), std::string::npos);
+  EXPECT_NE(json.find("\"noisy\": false"), std::string::npos);
+}
+
+// OpenBLAS's thread count is process-wide: a Context's thread count must not outlive its call.
+extern "C" int openblas_get_num_threads(void);  // OpenBLAS's own API, declared to avoid cblas.h
+extern "C" void openblas_set_num_threads(int);
+
+TEST(OpenblasThreads, RestoredAfterEachCall) {
+  const GemmKernel* openblas = Registry::instance().find_gemm("gemm.cpu.openblas.f32");
+  ASSERT_NE(openblas, nullptr);
+  const int original = openblas_get_num_threads(), original_openmp = omp_get_max_threads();
+  openblas_set_num_threads(2);
+  const int before = openblas_get_num_threads();
+  const int openmp_before = omp_get_max_threads();
+  std::vector<float> a(64 * 64, 1.0f), b(64 * 64, 1.0f), c(64 * 64, 0.0f);
+  GemmProblem p;
+  p.m = p.n = p.k = 64;
+  p.lda = p.ldb = p.ldc = 64;
+  p.a = a.data();
+  p.b = b.data();
+  p.c = c.data();
+  ASSERT_TRUE(run_gemm_kernel(*openblas, Context::cpu(1), p).is_ok());
+  EXPECT_EQ(openblas_get_num_threads(), before);
+  EXPECT_EQ(omp_get_max_threads(), openmp_before);
+  EXPECT_EQ(c[0], 64.0f);
+  openblas_set_num_threads(original);
+  omp_set_num_threads(original_openmp);
 }
 
 }  // namespace

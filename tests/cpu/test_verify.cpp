@@ -80,5 +80,140 @@ TEST(Verify, BoundGrowsWithK) {
   EXPECT_NEAR(gamma_bound(1), 1.0 / 16777216.0, 1e-14);  // u / (1 − u)
 }
 
+// verify_gemm_result computes the reference tile by tile (what lets `tilekit gemm --check` hold
+// only C and one copy); it must agree with the whole-matrix check for every layout and op, both
+// when C's rows are split into bands and when one row is wider than a tile.
+struct TiledCase {
+  int64_t m, n, k;
+};
+
+class TiledVerify : public ::testing::TestWithParam<TiledCase> {};
+
+TEST_P(TiledVerify, AgreesWithTheWholeCheckAndFindsOneWrongElement) {
+  const TiledCase t = GetParam();
+  for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
+    for (Op op_a : {Op::kN, Op::kT})
+      for (Op op_b : {Op::kN, Op::kT}) {
+        GemmProblem p;
+        p.layout = layout;
+        p.op_a = op_a;
+        p.op_b = op_b;
+        p.m = t.m;
+        p.n = t.n;
+        p.k = t.k;
+        p.alpha = 1.5f;
+        p.beta = 0.5f;
+        p.lda = p.min_lda();
+        p.ldb = p.min_ldb();
+        p.ldc = p.min_ldc();
+        std::vector<float> a(static_cast<size_t>(t.m * t.k)), b(static_cast<size_t>(t.k * t.n)),
+            c0(static_cast<size_t>(t.m * t.n));
+        fill_uniform(a.data(), a.size(), 1);
+        fill_uniform(b.data(), b.size(), 2);
+        fill_uniform(c0.data(), c0.size(), 3);
+        p.a = a.data();
+        p.b = b.data();
+        p.c = c0.data();
+        GemmReference whole;
+        ASSERT_TRUE(compute_gemm_reference(Context::cpu(), p, &whole).is_ok());
+        std::vector<float> c(c0.size());  // the reference rounded, stored in p's layout
+        for (int64_t i = 0; i < t.m; ++i)
+          for (int64_t j = 0; j < t.n; ++j)
+            c[static_cast<size_t>(layout == Layout::kRowMajor ? i * p.ldc + j : j * p.ldc + i)] =
+                static_cast<float>(whole.value[static_cast<size_t>(i * t.n + j)]);
+        GemmCheck tiled;
+        ASSERT_TRUE(verify_gemm_result(Context::cpu(), p, c.data(), {}, &tiled).is_ok());
+        const GemmCheck full = check_gemm_result(c.data(), p.ldc, layout, whole, t.k);
+        EXPECT_TRUE(tiled.passed) << p.describe() << ": " << tiled.summary();
+        EXPECT_EQ(tiled.checked, t.m * t.n);
+        EXPECT_DOUBLE_EQ(tiled.max_abs_error, full.max_abs_error);
+        EXPECT_DOUBLE_EQ(tiled.max_rel_error, full.max_rel_error);
+
+        const int64_t wrong_i = t.m - 1, wrong_j = t.n - 1;  // in the last tile
+        c[static_cast<size_t>(layout == Layout::kRowMajor ? wrong_i * p.ldc + wrong_j
+                                                          : wrong_j * p.ldc + wrong_i)] += 1.0f;
+        ASSERT_TRUE(verify_gemm_result(Context::cpu(), p, c.data(), {}, &tiled).is_ok());
+        EXPECT_FALSE(tiled.passed) << p.describe();
+        EXPECT_EQ(tiled.violations, 1);
+        EXPECT_EQ(tiled.worst_i, wrong_i);
+        EXPECT_EQ(tiled.worst_j, wrong_j);
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, TiledVerify,
+    ::testing::Values(TiledCase{1030, 1100, 3},                        // row bands
+                      TiledCase{2, kVerifyTileElements + 7, 2},        // column pieces
+                      TiledCase{5, 3, 4}),                             // one tile
+    [](const ::testing::TestParamInfo<TiledCase>& info) {
+      return std::to_string(info.param.m) + "x" + std::to_string(info.param.n) + "x" +
+             std::to_string(info.param.k);
+    });
+
+TEST(Verify, ReferenceOfAnOverflowingShapeIsAnError) {
+  GemmProblem p;
+  p.m = p.n = int64_t{1} << 33;  // 2^66 elements: never a wrapped allocation
+  p.k = 0;
+  p.lda = 1;
+  p.ldb = p.ldc = p.n;
+  float dummy = 0;
+  p.a = p.b = p.c = &dummy;
+  GemmReference ref;
+  EXPECT_EQ(compute_gemm_reference(Context::cpu(), p, &ref).code(), StatusCode::kInvalidArgument);
+  p.m = p.n = int64_t{1} << 24;  // 2^48 elements: more memory than any machine
+  p.ldb = p.ldc = p.n;
+  EXPECT_EQ(compute_gemm_reference(Context::cpu(), p, &ref).code(), StatusCode::kOutOfMemory);
+}
+
+// transpose --check and the copy/transpose benchmarks: NaN matches NaN, everything else bits.
+TEST(SameElement, NaNMatchesNaNAndEverythingElseMatchesBits) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(same_element(nan, -nan));
+  EXPECT_TRUE(same_element(inf, inf));
+  EXPECT_TRUE(same_element(1.5f, 1.5f));
+  EXPECT_FALSE(same_element(nan, 1.0f));
+  EXPECT_FALSE(same_element(1.0f, nan));
+  EXPECT_FALSE(same_element(inf, -inf));
+  EXPECT_FALSE(same_element(inf, std::numeric_limits<float>::max()));
+  EXPECT_FALSE(same_element(-0.0f, 0.0f));
+}
+
+TEST(SameElement, TransposeWithNaNAndInfHasNoMismatch) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> a = {1, nan, 3, inf, -inf, 6};  // 2 x 3
+  std::vector<float> b = {1, inf, nan, -inf, 3, 6};        // 3 x 2
+  EXPECT_EQ(count_transpose_mismatches(a.data(), 2, 3, 3, b.data(), 2), 0);
+  b[1] = nan;  // where A has Inf
+  b[2] = 2;    // where A has NaN
+  EXPECT_EQ(count_transpose_mismatches(a.data(), 2, 3, 3, b.data(), 2), 2);
+}
+
+// dot --check: a correct non-finite result passes, a wrong one fails.
+TEST(DotCheck, NonFiniteResultsMatchTheReference) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  auto check = [](std::vector<float> x, std::vector<float> y, float result) {
+    return check_dot_result(result, dot_reference(x.data(), y.data(), static_cast<int64_t>(x.size())),
+                            static_cast<int64_t>(x.size()));
+  };
+  EXPECT_TRUE(check({1, inf}, {1, 1}, inf).passed);
+  EXPECT_FALSE(check({1, inf}, {1, 1}, -inf).passed);
+  EXPECT_FALSE(check({1, inf}, {1, 1}, nan).passed);
+  EXPECT_FALSE(check({1, inf}, {1, 1}, 1e30f).passed);
+  EXPECT_TRUE(check({1, nan}, {1, 1}, nan).passed);
+  EXPECT_FALSE(check({1, nan}, {1, 1}, 1.0f).passed);
+  EXPECT_TRUE(check({inf, 1}, {0, 1}, nan).passed);      // Inf·0
+  EXPECT_TRUE(check({inf, -inf}, {1, 1}, nan).passed);   // Inf − Inf
+  EXPECT_TRUE(check({3e38f, 3e38f}, {1, 1}, inf).passed);  // the sum overflows float
+  EXPECT_FALSE(check({3e38f, 3e38f}, {1, 1}, -inf).passed);
+  EXPECT_FALSE(check({1e38f, 1e38f}, {1, 1}, inf).passed);  // 2e38 fits: Inf is wrong
+  EXPECT_TRUE(check({1e38f, 1e38f}, {1, 1}, 2e38f).passed);
+  EXPECT_TRUE(check({1, 2, 3}, {4, 5, 6}, 32.0f).passed);
+  EXPECT_FALSE(check({1, 2, 3}, {4, 5, 6}, 33.0f).passed);
+  EXPECT_NE(check({1, 2, 3}, {4, 5, 6}, 33.0f).summary().find("FAIL"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tilekit

@@ -1,6 +1,18 @@
 #include "cli_common.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <limits>
+#include <thread>
+
+#include <unistd.h>
 
 namespace tilekit::cli {
 namespace {
@@ -19,7 +31,9 @@ int exit_code_for(const Status& s) {
 }
 
 int fail(const Status& s) {
-  std::cerr << "tilekit: error: " << s.message() << "\n";
+  // "out of memory: C needs 160 GB, ..." says what kind of failure it is; other messages do.
+  const char* kind = s.code() == StatusCode::kOutOfMemory ? "out of memory: " : "";
+  std::cerr << "tilekit: error: " << kind << s.message() << "\n";
   return exit_code_for(s);
 }
 
@@ -28,11 +42,19 @@ void add_backend_options(CLI::App* cmd, BackendOptions* opts) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--device", opts->device, "CUDA device index")
-      ->check(non_negative())
+      ->transform(integer_in_range(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
-  cmd->add_option("--threads", opts->threads, "CPU threads (0 = OpenMP default)")
-      ->check(non_negative())
+  cmd->add_option("--threads", opts->threads,
+                  "CPU threads, 1 to " + std::to_string(max_cpu_threads()) +
+                      " (0 = the OpenMP default)")
+      ->transform(integer_in_range(0, max_cpu_threads(),
+                                   std::to_string(kMaxThreadsPerCore) + " per logical core here"))
       ->capture_default_str();
+}
+
+int max_cpu_threads() {
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::min<int64_t>(kMaxThreads, kMaxThreadsPerCore * cores));
 }
 
 Status resolve_context(const BackendOptions& opts, Context* ctx) {
@@ -55,23 +77,161 @@ Status resolve_context(const BackendOptions& opts, Context* ctx) {
 }
 
 namespace {
+
 CLI::Validator number_at_least(double min, const char* words) {
   return CLI::Validator(
       [min, words](std::string& value) -> std::string {
         try {
           size_t used = 0;
           const double v = std::stod(value, &used);
-          if (used == value.size() && v >= min && (min <= 0 || v > 0)) return "";
+          if (used == value.size() && std::isfinite(v) && v >= min && (min <= 0 || v > 0))
+            return "";
         } catch (const std::exception&) {
         }
         return std::string("must be ") + words + ", got " + value;
       },
       words);
 }
+
+// [+-]digits, nothing else: no octal, hex, spaces or exponents.
+bool is_decimal_integer(const std::string& text) {
+  const size_t first = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  if (first == text.size()) return false;
+  return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(first), text.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Parses a decimal integer; false (with *out_of_range set) when it does not fit in T.
+template <typename T>
+bool parse_decimal(const std::string& text, T* out, bool* out_of_range) {
+  *out_of_range = false;
+  if (!is_decimal_integer(text)) return false;
+  const char* begin = text.data() + (text[0] == '+' ? 1 : 0);
+  const auto [end, error] = std::from_chars(begin, text.data() + text.size(), *out);
+  if (error == std::errc::result_out_of_range) *out_of_range = true;
+  return error == std::errc() && end == text.data() + text.size();
+}
+
 }  // namespace
 
 CLI::Validator non_negative() { return number_at_least(0, ">= 0"); }
 CLI::Validator positive() { return number_at_least(1e-300, "> 0"); }
+
+CLI::Validator non_empty() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        return value.empty() ? "must not be empty (leave the option out for the default)" : "";
+      },
+      "NONEMPTY");
+}
+
+CLI::Validator integer_in_range(int64_t min, int64_t max, const std::string& max_why) {
+  const std::string why = max_why.empty() ? "" : " (" + max_why + ")";
+  return CLI::Validator(
+      [min, max, why](std::string& value) -> std::string {
+        int64_t v = 0;
+        bool out_of_range = false;
+        if (!parse_decimal(value, &v, &out_of_range) && !out_of_range)
+          return "must be a whole number, got " + value;
+        const bool negative = value[0] == '-';
+        if ((out_of_range && negative) || (!out_of_range && v < min))
+          return "must be >= " + std::to_string(min) + ", got " + value;
+        if (out_of_range || v > max)
+          return "must be <= " + std::to_string(max) + why + ", got " + value;
+        value = std::to_string(v);  // what CLI11 converts is exactly what was checked
+        return "";
+      },
+      max >= std::numeric_limits<int>::max()
+          ? ">= " + std::to_string(min)
+          : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+}
+
+CLI::Validator size_value() {
+  return integer_in_range(0, std::numeric_limits<int64_t>::max(), "the largest 64-bit size");
+}
+
+CLI::Validator unsigned_value() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        uint64_t v = 0;
+        bool out_of_range = false;
+        if (value[0] == '-' || !parse_decimal(value, &v, &out_of_range))
+          return "must be a whole number from 0 to " +
+                 std::to_string(std::numeric_limits<uint64_t>::max()) + ", got " + value;
+        value = std::to_string(v);
+        return "";
+      },
+      "");
+}
+
+CLI::Validator float32_value() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double v = value.empty() || std::isspace(static_cast<unsigned char>(value[0]))
+                             ? 0.0
+                             : std::strtod(value.c_str(), &end);
+        if (end == nullptr || *end != '\0' || end == value.c_str())
+          return "must be a number, got " + value;
+        if (!std::isfinite(v)) return "must be finite, got " + value;
+        const float f = static_cast<float>(v);
+        if (!std::isfinite(f))
+          return "is outside float32's range (|x| <= 3.4e38), got " + value;
+        if (f == 0.0f && v != 0.0) return "rounds to 0 in float32, got " + value;
+        char exact[32];
+        std::snprintf(exact, sizeof exact, "%.9g", static_cast<double>(f));  // round-trips
+        value = exact;
+        return "";
+      },
+      "");
+}
+
+namespace {
+
+// The .npy v1 preamble and header for a float32 array, padded so the data starts at a multiple
+// of 64 bytes (NumPy's format specification).
+std::string npy_f32_header(int64_t rows, int64_t cols, bool fortran_order) {
+  std::string dict = std::string("{'descr': '<f4', 'fortran_order': ") +
+                     (fortran_order ? "True" : "False") + ", 'shape': (" + std::to_string(rows) +
+                     ", " + std::to_string(cols) + "), }";
+  const size_t preamble = 10;  // magic (6), version (2), header length (2)
+  dict.append((64 - (preamble + dict.size() + 1) % 64) % 64, ' ');
+  dict.push_back('\n');
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out.push_back(static_cast<char>(dict.size() & 0xff));
+  out.push_back(static_cast<char>((dict.size() >> 8) & 0xff));
+  return out + dict;
+}
+
+}  // namespace
+
+Status write_npy_result(const std::string& path, const float* data, int64_t rows, int64_t cols,
+                        int64_t ld, Layout layout) {
+  const bool fortran_order = layout == Layout::kColMajor;
+  const int64_t lines = fortran_order ? cols : rows;  // stored rows (C) or columns (Fortran)
+  const int64_t line_length = fortran_order ? rows : cols;
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  std::FILE* file = std::fopen(tmp.c_str(), "wb");
+  if (!file) return io_error(path + ": cannot open for writing: " + std::strerror(errno));
+  const std::string header = npy_f32_header(rows, cols, fortran_order);
+  bool written = std::fwrite(header.data(), 1, header.size(), file) == header.size();
+  for (int64_t line = 0; written && line_length > 0 && line < lines; ++line) {
+    const size_t count = static_cast<size_t>(line_length);
+    written = std::fwrite(data + line * ld, sizeof(float), count, file) == count;
+  }
+  const int write_errno = errno;
+  if (std::fclose(file) != 0) written = false;
+  if (!written) {
+    std::remove(tmp.c_str());
+    return io_error(path + ": write failed: " + std::strerror(write_errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return io_error(path + ": cannot rename the finished file into place: " + why);
+  }
+  return Status::ok();
+}
 
 void set_command_line(int argc, char** argv) {
   g_command_line.clear();

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "tilekit/tilekit.hpp"
@@ -13,7 +14,9 @@ namespace tilekit::cli {
 // 3 verification failed, 130 interrupted by Ctrl-C (finished rows are kept).
 enum ExitCode { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2, kExitVerify = 3, kExitInterrupted = 130 };
 
-// Prints "tilekit: error: <message>" to stderr and returns the exit code for the status.
+// Prints "tilekit: error: <message>" to stderr and returns the exit code for the status:
+// 2 for bad input (invalid argument, unreadable file), 3 for a failed check, 130 when
+// interrupted, 1 for every runtime failure (out of memory included).
 int fail(const Status& status);
 int exit_code_for(const Status& status);
 
@@ -26,9 +29,38 @@ struct BackendOptions {
 void add_backend_options(CLI::App* cmd, BackendOptions* opts);
 Status resolve_context(const BackendOptions& opts, Context* ctx);
 
-// Validators with short messages ("--m: must be >= 0, got -4").
+// Validators with short messages ("--m: must be >= 0, got -4"), for ->check().
+// Real numbers (seconds): finite and at least 0, or above 0.
 CLI::Validator non_negative();
 CLI::Validator positive();
+// An explicitly given empty value ("--sizes ''") is an error, not the default.
+CLI::Validator non_empty();
+
+// Number validators for ->transform(): they parse the text themselves and hand CLI11 a
+// canonical decimal form, because CLI11 2.1 clamps out-of-range integers to INT64_MAX, reads
+// "010" as octal and lets 1e39 become a float Inf — all without a word.
+// A decimal integer in [min, max]; `max_why` explains the upper bound in the message.
+CLI::Validator integer_in_range(int64_t min, int64_t max, const std::string& max_why = "");
+// A size or count: a decimal integer in [0, INT64_MAX].
+CLI::Validator size_value();
+// A decimal integer in [0, UINT64_MAX] (seeds).
+CLI::Validator unsigned_value();
+// A real number that float32 represents: finite, not overflowing float, not a nonzero value
+// that rounds to 0 (alpha, beta).
+CLI::Validator float32_value();
+
+// --threads: 0 (OpenMP's default) up to kMaxThreadsPerCore per logical core, at most
+// kMaxThreads: a typo like 100000 must not start a hundred thousand threads.
+constexpr int kMaxThreadsPerCore = 64;
+constexpr int kMaxThreads = 4096;
+int max_cpu_threads();
+
+// Writes the rows × cols float32 matrix at host pointer `data` (leading dimension ld, stored in
+// `layout`) to a .npy file straight from that buffer — C order for row-major, Fortran order for
+// column-major — so that writing a result never needs a second copy of it. Through a temporary
+// file renamed into place: a failed write leaves no file behind.
+Status write_npy_result(const std::string& path, const float* data, int64_t rows, int64_t cols,
+                        int64_t ld, Layout layout);
 
 // The command line as typed, for reproducibility records.
 std::string command_line();

@@ -2,8 +2,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <iostream>
+#include <limits>
+#include <mutex>
+#include <thread>
 
 #include "cli_common.hpp"
 #include "gemm_bench.hpp"
@@ -16,6 +20,12 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+// Default sizes. The CPU set is what a 2-core machine finishes in well under a minute, including
+// the double-precision reference each size is verified against (at 2048 that alone takes about
+// two minutes there).
+constexpr const char* kGpuGemmSizes = "1024,2048,4096";
+constexpr const char* kCpuGemmSizes = "256,512,1024";
 
 struct BenchOptions {
   std::string sizes;  // empty: a default set for the backend
@@ -33,29 +43,34 @@ struct BenchOptions {
 };
 
 // What every `bench` subcommand shares: a progress line on stderr once the sweep has run a few
-// seconds (overwritten in place on a terminal), Ctrl-C that stops after the current sample, and
-// the table, CSV and JSON of the rows that finished.
+// seconds, kept alive by a heartbeat while one long step runs (a CPU reference at a large size
+// takes minutes: it must not look hung), Ctrl-C that stops after the current sample, and the
+// table, CSV and JSON of the rows that finished.
 class BenchSession {
  public:
   BenchSession() : start_(std::chrono::steady_clock::now()), tty_(::isatty(STDERR_FILENO)) {
     g_interrupted.store(false);
     previous_ = std::signal(SIGINT, on_sigint);
+    heartbeat_ = std::thread([this] { beat(); });
   }
-  ~BenchSession() { std::signal(SIGINT, previous_); }
+  ~BenchSession() {
+    stop_heartbeat();
+    std::signal(SIGINT, previous_);
+  }
+  BenchSession(const BenchSession&) = delete;
+  BenchSession& operator=(const BenchSession&) = delete;
 
   std::function<void(int, int, const std::string&)> progress() {
     return [this](int done, int total, const std::string& what) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      if (elapsed < 3.0) return;
-      std::cerr << (tty_ ? "\r\033[K" : "") << "[" << done << "/" << total << ", "
-                << static_cast<int>(elapsed) << " s] " << what << (tty_ ? "" : "\n")
-                << std::flush;
-      printed_ = true;
+      std::lock_guard<std::mutex> lock(mutex_);
+      status_ = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + what;
+      print_locked();
     };
   }
   const std::atomic<bool>* cancel() const { return &g_interrupted; }
   void clear_progress() {
+    stop_heartbeat();
+    std::lock_guard<std::mutex> lock(mutex_);
     if (printed_ && tty_) std::cerr << "\r\033[K" << std::flush;
     printed_ = false;
   }
@@ -95,10 +110,49 @@ class BenchSession {
   }
 
  private:
+  // On a terminal the line is rewritten in place every second; in a log a line is added when
+  // the step changes or, within one step, every kLogHeartbeat.
+  static constexpr std::chrono::seconds kQuietStart{3}, kLogHeartbeat{30};
+
+  void print_locked() {
+    const auto now = std::chrono::steady_clock::now();
+    const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(now - start_);
+    if (elapsed < kQuietStart || status_.empty() || stopped_) return;
+    if (!tty_ && status_ == last_printed_ && now - last_print_ < kLogHeartbeat) return;
+    std::cerr << (tty_ ? "\r\033[K" : "") << status_ << " (" << elapsed.count() << " s)"
+              << (tty_ ? "" : "\n") << std::flush;
+    printed_ = true;
+    last_printed_ = status_;
+    last_print_ = now;
+  }
+
+  void beat() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopped_) {
+      wake_.wait_for(lock, std::chrono::seconds(1));
+      print_locked();
+    }
+  }
+
+  void stop_heartbeat() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopped_ = true;
+    }
+    wake_.notify_all();
+    if (heartbeat_.joinable()) heartbeat_.join();
+  }
+
   std::chrono::steady_clock::time_point start_;
   bool tty_;
-  bool printed_ = false;
   void (*previous_)(int) = nullptr;
+  std::mutex mutex_;  // guards everything below and stderr's progress line
+  std::condition_variable wake_;
+  std::string status_, last_printed_;
+  std::chrono::steady_clock::time_point last_print_;
+  bool printed_ = false;
+  bool stopped_ = false;
+  std::thread heartbeat_;
 };
 
 // What every `bench` subcommand takes the same way: seed, baseline, flush and stopping rule.
@@ -117,7 +171,7 @@ int run_bench_gemm(const BenchOptions& o) {
   Status s = resolve_context(o.backend, &cfg.ctx);
   if (!s) return fail(s);
   const bool gpu = cfg.ctx.backend == Backend::kCuda;
-  const std::string sizes = !o.sizes.empty() ? o.sizes : gpu ? "1024,2048,4096" : "256,512,1024";
+  const std::string sizes = !o.sizes.empty() ? o.sizes : gpu ? kGpuGemmSizes : kCpuGemmSizes;
   if (!(s = bench::parse_sizes(sizes, &cfg.shapes))) return fail(s);
   apply_common(o, &cfg);
   cfg.layout = o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor;
@@ -184,10 +238,14 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = bench->add_subcommand("gemm", "Benchmark GEMM kernels over a set of sizes");
   cmd->add_option("--sizes", o->sizes,
                   "list '1024,4096', range '256:2048:64' (stop included), or 'MxNxK' triples; "
-                  "default 1024,2048,4096 on a GPU, 256,512,1024 on the CPU");
+                  "default " + std::string(kGpuGemmSizes) + " on a GPU, " + kCpuGemmSizes +
+                      " on the CPU")
+      ->check(non_empty());
   cmd->add_option("--kernels", o->kernels,
-                  "glob on kernel ids, e.g. 'gemm.cuda.cublas*' (default: every kernel of the "
-                  "backend except the slow reference)");
+                  "globs on kernel ids, comma-separated, each matching a kernel of the backend, "
+                  "e.g. 'gemm.cuda.cublas*' (default: every kernel of the backend except the "
+                  "slow reference)")
+      ->check(non_empty());
   cmd->add_option("--csv", o->csv, "also write the rows as CSV");
   cmd->add_option("--json", o->json, "also write the rows as JSON");
   cmd->add_option("--layout", o->layout, "row or col")
@@ -195,15 +253,18 @@ void add_bench_command(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_flag("--trans-a", o->trans_a, "use Aᵀ");
   cmd->add_flag("--trans-b", o->trans_b, "use Bᵀ");
-  cmd->add_option("--alpha", o->alpha, "alpha")->capture_default_str();
+  cmd->add_option("--alpha", o->alpha, "alpha")->transform(float32_value())->capture_default_str();
   cmd->add_option("--beta", o->beta, "beta (nonzero adds 3mn to the FLOP count)")
+      ->transform(float32_value())
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the random inputs")
+      ->transform(unsigned_value())
+      ->capture_default_str();
   cmd->add_flag("--no-baseline", o->no_baseline,
                 "do not add the backend's baseline (cuBLAS / OpenBLAS) when --kernels leaves it out");
   cmd->add_flag("--no-flush", o->no_flush, "GPU: keep L2 warm between samples");
   cmd->add_option("--min-samples", o->min_samples, "samples at least")
-      ->check(positive())
+      ->transform(integer_in_range(1, std::numeric_limits<int>::max()))
       ->capture_default_str();
   cmd->add_option("--max-time", o->max_time, "seconds of samples at most, per kernel and size")
       ->check(positive())
@@ -222,14 +283,22 @@ void add_bench_command(CLI::App& app, int* exit_code) {
     sub->add_option("--sizes", m->sizes,
                     op == bench::MemoryOp::kTranspose
                         ? "list of N (square) or ROWSxCOLS; default 16384 on a GPU, 2048 on the CPU"
-                        : "list of element counts, e.g. 2^28,1000000; default 2^28 on a GPU, 2^24 on the CPU");
-    sub->add_option("--kernels", m->kernels, "glob on kernel ids (default: every kernel of the family)");
+                        : "list of element counts, e.g. 2^28,1000000; default 2^28 on a GPU, 2^24 on the CPU")
+        ->check(non_empty());
+    sub->add_option("--kernels", m->kernels,
+                    "globs on kernel ids, comma-separated, each matching a kernel of the backend "
+                    "(default: every kernel of the family)")
+        ->check(non_empty());
     sub->add_option("--csv", m->csv, "also write the rows as CSV");
     sub->add_option("--json", m->json, "also write the rows as JSON");
-    sub->add_option("--seed", m->seed, "seed of the random inputs")->capture_default_str();
+    sub->add_option("--seed", m->seed, "seed of the random inputs")
+        ->transform(unsigned_value())
+        ->capture_default_str();
     sub->add_flag("--no-baseline", m->no_baseline, "do not add the family's baseline");
     sub->add_flag("--no-flush", m->no_flush, "GPU: keep L2 warm between samples");
-    sub->add_option("--min-samples", m->min_samples, "samples at least")->check(positive())->capture_default_str();
+    sub->add_option("--min-samples", m->min_samples, "samples at least")
+        ->transform(integer_in_range(1, std::numeric_limits<int>::max()))
+        ->capture_default_str();
     sub->add_option("--max-time", m->max_time, "seconds of samples at most, per kernel and size")
         ->check(positive())
         ->capture_default_str();

@@ -1,9 +1,12 @@
 // cmd_gemm.cpp — `tilekit gemm`: one GEMM, on random inputs or on the user's .npy matrices.
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "memory_plan.hpp"
 #include "tilekit/npy.hpp"
+#include "tilekit/sizes.hpp"
 #include "tilekit/verify.hpp"
 
 namespace tilekit::cli {
@@ -25,12 +28,20 @@ struct GemmCommandOptions {
 std::string dims(int64_t r, int64_t c) { return std::to_string(r) + " x " + std::to_string(c); }
 
 // Host copies of the operands and C, in the problem's layout with tight leading dimensions.
+// With --check and beta != 0 on the CPU, c0 keeps C before the call (the reference reads it);
+// that copy is the only C-sized buffer besides C itself.
 struct HostProblem {
   GemmProblem p;  // pointers into the vectors below
-  std::vector<float> a, b, c;
+  std::vector<float> a, b, c, c0;
 };
 
-Status load_problem(const GemmCommandOptions& o, HostProblem* h) {
+bool keeps_c0_on_host(const GemmCommandOptions& o, const Context& ctx) {
+  return o.check && o.beta != 0.0f && ctx.backend == Backend::kCpu;
+}
+
+// Fills p's shape from --m --n --k or from the .npy files' shapes (loading A and B, which are
+// needed anyway, and C when given).
+Status shape_problem(const GemmCommandOptions& o, HostProblem* h, NpyMatrix* c_file) {
   GemmProblem& p = h->p;
   p.op_a = o.trans_a ? Op::kT : Op::kN;
   p.op_b = o.trans_b ? Op::kT : Op::kN;
@@ -39,40 +50,7 @@ Status load_problem(const GemmCommandOptions& o, HostProblem* h) {
   const bool files = !o.a_path.empty() || !o.b_path.empty();
   const bool sizes = o.m >= 0 || o.n >= 0 || o.k >= 0;
   if (files && sizes) return invalid_argument("give either --m --n --k or --a and --b, not both");
-  if (files) {
-    if (o.a_path.empty() || o.b_path.empty())
-      return invalid_argument("--a and --b are needed together");
-    if (o.layout != "row")
-      return invalid_argument("--layout applies to random inputs; .npy inputs are read row-major");
-    NpyMatrix a, b, c;
-    TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.a_path, &a));
-    TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.b_path, &b));
-    p.layout = Layout::kRowMajor;
-    p.m = o.trans_a ? a.cols : a.rows;
-    p.k = o.trans_a ? a.rows : a.cols;
-    const int64_t kb = o.trans_b ? b.cols : b.rows;
-    p.n = o.trans_b ? b.rows : b.cols;
-    if (kb != p.k)
-      return invalid_argument("shape mismatch: op(A) is " + dims(p.m, p.k) + " (" + o.a_path +
-                              " is " + dims(a.rows, a.cols) + ") but op(B) is " + dims(kb, p.n) +
-                              " (" + o.b_path + " is " + dims(b.rows, b.cols) + ")");
-    if (!o.c_path.empty()) {
-      TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.c_path, &c));
-      if (c.rows != p.m || c.cols != p.n)
-        return invalid_argument("shape mismatch: C must be " + dims(p.m, p.n) + " but " +
-                                o.c_path + " is " + dims(c.rows, c.cols));
-    } else if (o.beta != 0.0f) {
-      return invalid_argument("--beta " + std::to_string(o.beta) +
-                              " needs --c (the matrix that beta scales)");
-    }
-    h->a = std::move(a.data);
-    h->b = std::move(b.data);
-    h->c = o.c_path.empty() ? std::vector<float>(static_cast<size_t>(p.m * p.n), 0.0f)
-                            : std::move(c.data);
-    p.lda = p.min_lda();
-    p.ldb = p.min_ldb();
-    p.ldc = p.min_ldc();
-  } else {
+  if (!files) {
     if (o.m < 0 || o.n < 0 || o.k < 0)
       return invalid_argument("give --m, --n and --k (random inputs) or --a and --b (.npy files)");
     if (!o.c_path.empty()) return invalid_argument("--c needs --a and --b");
@@ -80,15 +58,91 @@ Status load_problem(const GemmCommandOptions& o, HostProblem* h) {
     p.m = o.m;
     p.n = o.n;
     p.k = o.k;
-    p.lda = p.min_lda();
-    p.ldb = p.min_ldb();
-    p.ldc = p.min_ldc();
-    h->a.resize(static_cast<size_t>(p.a_span()));
-    h->b.resize(static_cast<size_t>(p.b_span()));
-    h->c.resize(static_cast<size_t>(p.c_span()));
+    return Status::ok();
+  }
+  if (o.a_path.empty() || o.b_path.empty())
+    return invalid_argument("--a and --b are needed together");
+  if (o.layout != "row")
+    return invalid_argument("--layout applies to random inputs; .npy inputs are read row-major");
+  if (o.c_path.empty() && o.beta != 0.0f)
+    return invalid_argument("--beta " + std::to_string(o.beta) +
+                            " needs --c (the matrix that beta scales)");
+  NpyMatrix a, b;
+  TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.a_path, &a));
+  TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.b_path, &b));
+  p.layout = Layout::kRowMajor;
+  p.m = o.trans_a ? a.cols : a.rows;
+  p.k = o.trans_a ? a.rows : a.cols;
+  const int64_t kb = o.trans_b ? b.cols : b.rows;
+  p.n = o.trans_b ? b.rows : b.cols;
+  if (kb != p.k)
+    return invalid_argument("shape mismatch: op(A) is " + dims(p.m, p.k) + " (" + o.a_path +
+                            " is " + dims(a.rows, a.cols) + ") but op(B) is " + dims(kb, p.n) +
+                            " (" + o.b_path + " is " + dims(b.rows, b.cols) + ")");
+  if (!o.c_path.empty()) {
+    TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.c_path, c_file));
+    if (c_file->rows != p.m || c_file->cols != p.n)
+      return invalid_argument("shape mismatch: C must be " + dims(p.m, p.n) + " but " +
+                              o.c_path + " is " + dims(c_file->rows, c_file->cols));
+  }
+  h->a = std::move(a.data);
+  h->b = std::move(b.data);
+  return Status::ok();
+}
+
+// What the command holds at once on the host, or on the GPU: A, B and C; C0 when --check keeps
+// it (beta != 0); one tile of the blockwise reference with --check.
+bench::MemoryPlan memory_needed(const GemmCommandOptions& o, const GemmProblem& p, bool keeps_c0) {
+  bench::MemoryPlan plan;
+  plan.add("A", p.a_rows(), p.a_cols(), sizeof(float));
+  plan.add("B", p.b_rows(), p.b_cols(), sizeof(float));
+  plan.add("C", p.m, p.n, sizeof(float));
+  if (keeps_c0) plan.add("C0 (kept for --check)", p.m, p.n, sizeof(float));
+  int64_t c_count = 0;
+  if (o.check && multiply_fits(p.m, p.n, &c_count))
+    plan.add("the reference tile", std::min(c_count, kVerifyTileElements), 1, 2 * sizeof(double));
+  return plan;
+}
+
+// Checked before the first large allocation: a size that overflows is bad input (exit 2), one
+// the machine cannot hold is out of memory (exit 1), both at once.
+Status check_memory(const GemmCommandOptions& o, const Context& ctx, const GemmProblem& p) {
+  const bool gpu = ctx.backend == Backend::kCuda;
+  TILEKIT_RETURN_IF_ERROR(memory_needed(o, p, keeps_c0_on_host(o, ctx)).check_host());
+  if (!gpu) return Status::ok();
+  return memory_needed(o, p, o.check && o.beta != 0.0f).check_device(ctx.device);
+}
+
+// Shapes the problem, checks that it fits, then allocates and fills the host buffers.
+Status load_problem(const GemmCommandOptions& o, const Context& ctx, HostProblem* h) {
+  NpyMatrix c_file;
+  TILEKIT_RETURN_IF_ERROR(shape_problem(o, h, &c_file));
+  GemmProblem& p = h->p;
+  p.lda = p.min_lda();
+  p.ldb = p.min_ldb();
+  p.ldc = p.min_ldc();
+  TILEKIT_RETURN_IF_ERROR(check_memory(o, ctx, p));
+  int64_t c_count = 0;
+  TILEKIT_RETURN_IF_ERROR(checked_elements(p.m, p.n, "C", &c_count));
+  const bool random = o.a_path.empty();
+  if (random) {
+    int64_t a_count = 0, b_count = 0;
+    TILEKIT_RETURN_IF_ERROR(checked_elements(p.a_rows(), p.a_cols(), "A", &a_count));
+    TILEKIT_RETURN_IF_ERROR(checked_elements(p.b_rows(), p.b_cols(), "B", &b_count));
+    TILEKIT_RETURN_IF_ERROR(checked_resize(h->a, a_count, "A"));
+    TILEKIT_RETURN_IF_ERROR(checked_resize(h->b, b_count, "B"));
+    TILEKIT_RETURN_IF_ERROR(checked_resize(h->c, c_count, "C"));
     fill_uniform(h->a.data(), h->a.size(), o.seed * 3);
     fill_uniform(h->b.data(), h->b.size(), o.seed * 3 + 1);
     fill_uniform(h->c.data(), h->c.size(), o.seed * 3 + 2);
+  } else if (!o.c_path.empty()) {
+    h->c = std::move(c_file.data);
+  } else {
+    TILEKIT_RETURN_IF_ERROR(checked_resize(h->c, c_count, "C"));  // zeros: beta is 0
+  }
+  if (keeps_c0_on_host(o, ctx)) {
+    TILEKIT_RETURN_IF_ERROR(checked_resize(h->c0, c_count, "C0"));
+    std::copy(h->c.begin(), h->c.end(), h->c0.begin());
   }
   p.a = h->a.data();
   p.b = h->b.data();
@@ -96,14 +150,52 @@ Status load_problem(const GemmCommandOptions& o, HostProblem* h) {
   return Status::ok();
 }
 
+// Device copies of A, B and C (and C0 for the check when beta != 0).
+struct DeviceProblem {
+  DeviceBuffer<float> a, b, c, c0;
+};
+
+Status upload_problem(const GemmCommandOptions& o, const HostProblem& h, DeviceProblem* d,
+                      GemmProblem* p) {
+  TILEKIT_RETURN_IF_ERROR(d->a.allocate(h.a.size(), "A"));
+  TILEKIT_RETURN_IF_ERROR(d->b.allocate(h.b.size(), "B"));
+  TILEKIT_RETURN_IF_ERROR(d->c.allocate(h.c.size(), "C"));
+  TILEKIT_RETURN_IF_ERROR(d->a.upload(h.a.data(), h.a.size()));
+  TILEKIT_RETURN_IF_ERROR(d->b.upload(h.b.data(), h.b.size()));
+  TILEKIT_RETURN_IF_ERROR(d->c.upload(h.c.data(), h.c.size()));
+  if (o.check && o.beta != 0.0f) {
+    TILEKIT_RETURN_IF_ERROR(d->c0.allocate(h.c.size(), "C0"));
+    TILEKIT_RETURN_IF_ERROR(d->c0.upload(h.c.data(), h.c.size()));
+  }
+  p->a = d->a.get();
+  p->b = d->b.get();
+  p->c = d->c.get();
+  return Status::ok();
+}
+
+// The check, tile by tile against the double-precision reference on the same backend; the
+// reference reads the original inputs and C0 (only when beta != 0).
+Status check_result(const Context& ctx, const HostProblem& h, const DeviceProblem& d,
+                    GemmCheck* check) {
+  const bool gpu = ctx.backend == Backend::kCuda;
+  GemmProblem inputs = h.p;
+  if (gpu) {
+    inputs.a = d.a.get();
+    inputs.b = d.b.get();
+    inputs.c = h.p.beta != 0.0f ? d.c0.get() : d.c.get();  // beta = 0: never read
+  } else {
+    inputs.c = h.p.beta != 0.0f ? const_cast<float*>(h.c0.data()) : const_cast<float*>(h.c.data());
+  }
+  return verify_gemm_result(ctx, inputs, h.c.data(), CheckOptions{}, check);
+}
+
 int run_gemm(const GemmCommandOptions& o) {
-  HostProblem h;
-  Status s = load_problem(o, &h);
-  if (!s) return fail(s);
   Context ctx;
-  s = resolve_context(o.backend, &ctx);
+  Status s = resolve_context(o.backend, &ctx);
   if (!s) return fail(s);
-  GemmProblem& hp = h.p;
+  HostProblem h;
+  if (!(s = load_problem(o, ctx, &h))) return fail(s);
+  const GemmProblem& hp = h.p;
   if (Status v = validate(hp); !v) return fail(v);
 
   // Which kernel will run, and why.
@@ -120,19 +212,10 @@ int run_gemm(const GemmCommandOptions& o) {
                                    "' (`tilekit list` shows the registered ids)"));
   }
 
-  const std::vector<float> c0 = h.c;  // C before the call, for the check
-  GemmProblem p = hp;                  // what the kernel sees (device pointers on CUDA)
-  DeviceBuffer<float> d_a, d_b, d_c, d_c0;
+  GemmProblem p = hp;  // what the kernel sees (device pointers on CUDA)
+  DeviceProblem d;
   const bool gpu = ctx.backend == Backend::kCuda;
-  if (gpu) {
-    if (!(s = d_a.allocate(h.a.size(), "A")) || !(s = d_b.allocate(h.b.size(), "B")) ||
-        !(s = d_c.allocate(h.c.size(), "C")) || !(s = d_a.upload(h.a.data(), h.a.size())) ||
-        !(s = d_b.upload(h.b.data(), h.b.size())) || !(s = d_c.upload(h.c.data(), h.c.size())))
-      return fail(s);
-    p.a = d_a.get();
-    p.b = d_b.get();
-    p.c = d_c.get();
-  }
+  if (gpu && !(s = upload_problem(o, h, &d, &p))) return fail(s);
   if (o.verbose) {
     std::cerr << "problem: " << hp.describe() << ", alpha " << hp.alpha << ", beta " << hp.beta
               << ", lda " << hp.lda << ", ldb " << hp.ldb << ", ldc " << hp.ldc << "\n"
@@ -148,7 +231,7 @@ int run_gemm(const GemmCommandOptions& o) {
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!s) return fail(s);
-  if (gpu && !(s = d_c.download(h.c.data(), h.c.size()))) return fail(s);
+  if (gpu && !(s = d.c.download(h.c.data(), h.c.size()))) return fail(s);
 
   const double flops = 2.0 * static_cast<double>(hp.m) * static_cast<double>(hp.n) *
                        static_cast<double>(hp.k);
@@ -161,18 +244,8 @@ int run_gemm(const GemmCommandOptions& o) {
 
   int code = kExitOk;
   if (o.check) {
-    // The oracle reads the original inputs and C0 on the same backend.
-    GemmReference ref;
-    GemmProblem rp = gpu ? p : hp;
-    if (gpu) {
-      if (!(s = d_c0.allocate(c0.size(), "C0")) || !(s = d_c0.upload(c0.data(), c0.size())))
-        return fail(s);
-      rp.c = d_c0.get();
-    } else {
-      rp.c = const_cast<float*>(c0.data());  // read only: beta != 0 reads C0, nothing writes
-    }
-    if (!(s = compute_gemm_reference(ctx, rp, &ref))) return fail(s);
-    const GemmCheck check = check_gemm_result(h.c.data(), hp.ldc, hp.layout, ref, hp.k);
+    GemmCheck check;
+    if (!(s = check_result(ctx, h, d, &check))) return fail(s);
     std::cout << "check: " << check.summary() << "\n"
               << "max abs error " << check.max_abs_error << ", max rel error "
               << check.max_rel_error << "\n";
@@ -181,13 +254,8 @@ int run_gemm(const GemmCommandOptions& o) {
   if (!o.out_path.empty() && code != kExitOk) {
     std::cerr << "tilekit: not writing " << o.out_path << ": the result failed the check\n";
   } else if (!o.out_path.empty()) {
-    std::vector<float> row_major(static_cast<size_t>(hp.m * hp.n));
-    for (int64_t i = 0; i < hp.m; ++i)
-      for (int64_t j = 0; j < hp.n; ++j)
-        row_major[static_cast<size_t>(i * hp.n + j)] =
-            hp.layout == Layout::kRowMajor ? h.c[static_cast<size_t>(i * hp.ldc + j)]
-                                           : h.c[static_cast<size_t>(j * hp.ldc + i)];
-    if (!(s = write_npy_matrix(o.out_path, row_major.data(), hp.m, hp.n))) return fail(s);
+    if (!(s = write_npy_result(o.out_path, h.c.data(), hp.m, hp.n, hp.ldc, hp.layout)))
+      return fail(s);
     std::cout << "wrote " << o.out_path << " (" << dims(hp.m, hp.n) << " float32)\n";
   }
   return code;
@@ -199,16 +267,16 @@ void add_gemm_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<GemmCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "gemm", "Run one GEMM C = alpha·op(A)·op(B) + beta·C on random inputs or .npy files");
-  cmd->add_option("--m", o->m, "rows of op(A) and C (random inputs)")->check(non_negative());
-  cmd->add_option("--n", o->n, "columns of op(B) and C (random inputs)")->check(non_negative());
+  cmd->add_option("--m", o->m, "rows of op(A) and C (random inputs)")->transform(size_value());
+  cmd->add_option("--n", o->n, "columns of op(B) and C (random inputs)")->transform(size_value());
   cmd->add_option("--k", o->k, "columns of op(A), rows of op(B) (random inputs)")
-      ->check(non_negative());
+      ->transform(size_value());
   cmd->add_option("--a", o->a_path, "A as .npy (float32/float64, C or Fortran order)");
   cmd->add_option("--b", o->b_path, "B as .npy");
   cmd->add_option("--c", o->c_path, "C as .npy, read when beta != 0");
   cmd->add_option("--out", o->out_path, "write the result C here (.npy, float32)");
-  cmd->add_option("--alpha", o->alpha, "alpha")->capture_default_str();
-  cmd->add_option("--beta", o->beta, "beta")->capture_default_str();
+  cmd->add_option("--alpha", o->alpha, "alpha")->transform(float32_value())->capture_default_str();
+  cmd->add_option("--beta", o->beta, "beta")->transform(float32_value())->capture_default_str();
   cmd->add_flag("--trans-a", o->trans_a, "use Aᵀ");
   cmd->add_flag("--trans-b", o->trans_b, "use Bᵀ");
   cmd->add_option("--layout", o->layout, "row or col (random inputs)")
@@ -217,7 +285,9 @@ void add_gemm_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--kernel", o->kernel, "kernel id (`tilekit list`) or auto")->capture_default_str();
   cmd->add_flag("--check", o->check,
                 "compare with the double-precision reference; exit 3 if outside the error bound");
-  cmd->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the random inputs")
+      ->transform(unsigned_value())
+      ->capture_default_str();
   cmd->add_flag("--verbose,-v", o->verbose, "say what runs where");
   add_backend_options(cmd, &o->backend);
   cmd->callback([exit_code, o] { *exit_code = run_gemm(*o); });

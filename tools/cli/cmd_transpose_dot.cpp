@@ -1,13 +1,15 @@
 // cmd_transpose_dot.cpp — `tilekit transpose` and `tilekit dot`: one call on random inputs or
 // .npy files, with --kernel and --check.
+#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <limits>
 
 #include "cli_common.hpp"
+#include "memory_plan.hpp"
 #include "tilekit/npy.hpp"
+#include "tilekit/sizes.hpp"
 #include "tilekit/verify.hpp"
 
 namespace tilekit::cli {
@@ -33,32 +35,50 @@ double elapsed_ms(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-int run_transpose_cmd(const TransposeOptions& o) {
-  NpyMatrix a;
-  Status s;
+// A from --a or random --rows x --cols, and room for B = Aᵀ: both checked against the memory
+// that exists before either is allocated.
+Status load_transpose_input(const TransposeOptions& o, const Context& ctx, NpyMatrix* a,
+                            std::vector<float>* b) {
   const bool file = !o.a_path.empty();
   if (file && (o.rows >= 0 || o.cols >= 0))
-    return fail(invalid_argument("give either --a or --rows and --cols, not both"));
-  if (file) {
-    if (!(s = read_npy_matrix(o.a_path, &a))) return fail(s);
-  } else {
-    if (o.rows < 0 || o.cols < 0)
-      return fail(invalid_argument("give --rows and --cols (random input) or --a (a .npy file)"));
-    a.rows = o.rows;
-    a.cols = o.cols;
-    a.data.resize(static_cast<size_t>(a.rows * a.cols));
-    fill_uniform(a.data.data(), a.data.size(), o.seed);
+    return invalid_argument("give either --a or --rows and --cols, not both");
+  if (!file && (o.rows < 0 || o.cols < 0))
+    return invalid_argument("give --rows and --cols (random input) or --a (a .npy file)");
+  if (file) TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.a_path, a));
+  const int64_t rows = file ? a->rows : o.rows, cols = file ? a->cols : o.cols;
+  bench::MemoryPlan plan;
+  plan.add("A", rows, cols, sizeof(float));
+  plan.add("Aᵀ", cols, rows, sizeof(float));
+  TILEKIT_RETURN_IF_ERROR(plan.check_host());
+  if (ctx.backend == Backend::kCuda) TILEKIT_RETURN_IF_ERROR(plan.check_device(ctx.device));
+  int64_t count = 0;
+  TILEKIT_RETURN_IF_ERROR(checked_elements(rows, cols, "A", &count));
+  if (!file) {
+    a->rows = rows;
+    a->cols = cols;
+    TILEKIT_RETURN_IF_ERROR(checked_resize(a->data, count, "A"));
+    fill_uniform(a->data.data(), a->data.size(), o.seed);
   }
+  // NaN until written, so an element a kernel skips fails the check.
+  TILEKIT_RETURN_IF_ERROR(checked_resize(*b, count, "Aᵀ"));
+  std::fill(b->begin(), b->end(), std::numeric_limits<float>::quiet_NaN());
+  return Status::ok();
+}
+
+int run_transpose_cmd(const TransposeOptions& o) {
+  Status s;
   Context ctx;
   if (!(s = resolve_context(o.backend, &ctx))) return fail(s);
+  NpyMatrix a;
+  std::vector<float> b;
+  if (!(s = load_transpose_input(o, ctx, &a, &b))) return fail(s);
   const TransposeKernel* kernel = nullptr;
   if (o.kernel != "auto" && !(kernel = Registry::instance().transpose.find(o.kernel)))
     return fail(invalid_argument("--kernel: unknown transpose kernel '" + o.kernel + "'"));
 
   const size_t count = a.data.size();
-  std::vector<float> b(count, std::numeric_limits<float>::quiet_NaN());
-  TransposeProblem p{a.rows, a.cols, a.data.data(), std::max<int64_t>(1, a.cols), b.data(),
-                     std::max<int64_t>(1, a.rows)};
+  const int64_t lda = std::max<int64_t>(1, a.cols), ldb = std::max<int64_t>(1, a.rows);
+  TransposeProblem p{a.rows, a.cols, a.data.data(), lda, b.data(), ldb};
   DeviceBuffer<float> d_a, d_b;
   const bool gpu = ctx.backend == Backend::kCuda;
   if (gpu) {
@@ -81,13 +101,9 @@ int run_transpose_cmd(const TransposeOptions& o) {
             << " on " << backend_name(ctx.backend) << (kernel ? " with " + kernel->info.id : "")
             << "\ntime: " << ms << " ms for one call (not a benchmark: see `tilekit bench transpose`)\n";
   if (o.check) {
-    int64_t wrong = 0;
-    for (int64_t r = 0; r < a.rows; ++r)
-      for (int64_t c = 0; c < a.cols; ++c)
-        if (b[static_cast<size_t>(c * a.rows + r)] != a.data[static_cast<size_t>(r * a.cols + c)] ||
-            std::isnan(b[static_cast<size_t>(c * a.rows + r)]) !=
-                std::isnan(a.data[static_cast<size_t>(r * a.cols + c)]))
-          ++wrong;
+    // In place against A: a NaN in A must be a NaN in B, every other element the same bits.
+    const int64_t wrong = count_transpose_mismatches(a.data.data(), a.rows, a.cols, lda,
+                                                     b.data(), ldb);
     std::cout << "check: " << (wrong ? "FAIL " + std::to_string(wrong) + " elements differ"
                                      : std::string("PASS exact"))
               << "\n";
@@ -98,35 +114,50 @@ int run_transpose_cmd(const TransposeOptions& o) {
     }
   }
   if (!o.out_path.empty()) {
-    if (!(s = write_npy_matrix(o.out_path, b.data(), a.cols, a.rows))) return fail(s);
+    if (!(s = write_npy_result(o.out_path, b.data(), a.cols, a.rows, ldb, Layout::kRowMajor)))
+      return fail(s);
     std::cout << "wrote " << o.out_path << " (" << a.cols << " x " << a.rows << " float32)\n";
   }
   return kExitOk;
 }
 
-int run_dot_cmd(const DotOptions& o) {
-  NpyMatrix x, y;
-  Status s;
+// x and y from .npy files or random --n, checked against the memory that exists first.
+Status load_dot_inputs(const DotOptions& o, const Context& ctx, NpyMatrix* x, NpyMatrix* y) {
   const bool files = !o.x_path.empty() || !o.y_path.empty();
-  if (files && o.n >= 0) return fail(invalid_argument("give either --n or --x and --y, not both"));
+  if (files && o.n >= 0) return invalid_argument("give either --n or --x and --y, not both");
   if (files) {
     if (o.x_path.empty() || o.y_path.empty())
-      return fail(invalid_argument("--x and --y are needed together"));
-    if (!(s = read_npy_vector(o.x_path, &x)) || !(s = read_npy_vector(o.y_path, &y)))
-      return fail(s);
-    if (x.data.size() != y.data.size())
-      return fail(invalid_argument("length mismatch: " + o.x_path + " has " +
-                                   std::to_string(x.data.size()) + " elements, " + o.y_path +
-                                   " has " + std::to_string(y.data.size())));
-  } else {
-    if (o.n < 0) return fail(invalid_argument("give --n (random inputs) or --x and --y (.npy files)"));
-    x.data.resize(static_cast<size_t>(o.n));
-    y.data.resize(static_cast<size_t>(o.n));
-    fill_uniform(x.data.data(), x.data.size(), o.seed * 2);
-    fill_uniform(y.data.data(), y.data.size(), o.seed * 2 + 1);
+      return invalid_argument("--x and --y are needed together");
+    TILEKIT_RETURN_IF_ERROR(read_npy_vector(o.x_path, x));
+    TILEKIT_RETURN_IF_ERROR(read_npy_vector(o.y_path, y));
+    if (x->data.size() != y->data.size())
+      return invalid_argument("length mismatch: " + o.x_path + " has " +
+                              std::to_string(x->data.size()) + " elements, " + o.y_path +
+                              " has " + std::to_string(y->data.size()));
+  } else if (o.n < 0) {
+    return invalid_argument("give --n (random inputs) or --x and --y (.npy files)");
   }
+  const int64_t n = files ? static_cast<int64_t>(x->data.size()) : o.n;
+  bench::MemoryPlan plan;
+  plan.add("x", n, 1, sizeof(float));
+  plan.add("y", n, 1, sizeof(float));
+  TILEKIT_RETURN_IF_ERROR(plan.check_host());
+  if (ctx.backend == Backend::kCuda) TILEKIT_RETURN_IF_ERROR(plan.check_device(ctx.device));
+  if (!files) {
+    TILEKIT_RETURN_IF_ERROR(checked_resize(x->data, n, "x"));
+    TILEKIT_RETURN_IF_ERROR(checked_resize(y->data, n, "y"));
+    fill_uniform(x->data.data(), x->data.size(), o.seed * 2);
+    fill_uniform(y->data.data(), y->data.size(), o.seed * 2 + 1);
+  }
+  return Status::ok();
+}
+
+int run_dot_cmd(const DotOptions& o) {
+  Status s;
   Context ctx;
   if (!(s = resolve_context(o.backend, &ctx))) return fail(s);
+  NpyMatrix x, y;
+  if (!(s = load_dot_inputs(o, ctx, &x, &y))) return fail(s);
   const DotKernel* kernel = nullptr;
   if (o.kernel != "auto" && !(kernel = Registry::instance().dot.find(o.kernel)))
     return fail(invalid_argument("--kernel: unknown dot kernel '" + o.kernel + "'"));
@@ -154,21 +185,10 @@ int run_dot_cmd(const DotOptions& o) {
             << (kernel ? " with " + kernel->info.id : "") << ", " << ms << " ms for one call\n";
   int code = kExitOk;
   if (o.check) {
-    double ref = 0, mag = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const double prod = static_cast<double>(x.data[static_cast<size_t>(i)]) * y.data[static_cast<size_t>(i)];
-      ref += prod;
-      mag += std::fabs(prod);
-    }
-    const double err = std::fabs(static_cast<double>(result) - ref);
-    const double bound = dot_error_bound_factor(n) * mag + std::fabs(ref) / 16777216.0 +
-                         std::numeric_limits<float>::min();
-    const bool ok = std::isfinite(result) && err <= bound;
-    char line[200];
-    std::snprintf(line, sizeof line, "check: %s |err| %.3g <= bound %.3g (reference %.17g)",
-                  ok ? "PASS" : "FAIL", err, bound, ref);
-    std::cout << line << "\n";
-    if (!ok) code = kExitVerify;
+    const DotCheck check =
+        check_dot_result(result, dot_reference(x.data.data(), y.data.data(), n), n);
+    std::cout << "check: " << check.summary() << "\n";
+    if (!check.passed) code = kExitVerify;
   }
   char value[64];
   std::snprintf(value, sizeof value, "%.9g", static_cast<double>(result));
@@ -182,13 +202,15 @@ void add_transpose_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<TransposeOptions>();
   CLI::App* cmd = app.add_subcommand("transpose", "Transpose a matrix (random or .npy), B = Aᵀ");
   cmd->add_option("--a", o->a_path, "A as .npy (float32/float64, C or Fortran order)");
-  cmd->add_option("--rows", o->rows, "rows of a random A")->check(non_negative());
-  cmd->add_option("--cols", o->cols, "columns of a random A")->check(non_negative());
+  cmd->add_option("--rows", o->rows, "rows of a random A")->transform(size_value());
+  cmd->add_option("--cols", o->cols, "columns of a random A")->transform(size_value());
   cmd->add_option("--out", o->out_path, "write Aᵀ here (.npy, float32)");
   cmd->add_option("--kernel", o->kernel, "kernel id (`tilekit list transpose.*`) or auto")
       ->capture_default_str();
   cmd->add_flag("--check", o->check, "compare with A element by element; exit 3 if any differs");
-  cmd->add_option("--seed", o->seed, "seed of the random input")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the random input")
+      ->transform(unsigned_value())
+      ->capture_default_str();
   add_backend_options(cmd, &o->backend);
   cmd->callback([exit_code, o] { *exit_code = run_transpose_cmd(*o); });
 }
@@ -199,13 +221,15 @@ void add_dot_command(CLI::App& app, int* exit_code) {
       "dot", "Dot product of two vectors (random or .npy); the result is the last token printed");
   cmd->add_option("--x", o->x_path, "x as .npy: shape (n,), (1, n) or (n, 1)");
   cmd->add_option("--y", o->y_path, "y as .npy, the same length");
-  cmd->add_option("--n", o->n, "length of random x and y")->check(non_negative());
+  cmd->add_option("--n", o->n, "length of random x and y")->transform(size_value());
   cmd->add_option("--kernel", o->kernel, "kernel id (`tilekit list dot.*`) or auto")
       ->capture_default_str();
   cmd->add_flag("--check", o->check,
                 "compare with a float64 reference within an error bound that grows with n; exit 3 "
                 "outside it");
-  cmd->add_option("--seed", o->seed, "seed of the random inputs")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the random inputs")
+      ->transform(unsigned_value())
+      ->capture_default_str();
   add_backend_options(cmd, &o->backend);
   cmd->callback([exit_code, o] { *exit_code = run_dot_cmd(*o); });
 }

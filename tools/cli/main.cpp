@@ -1,9 +1,13 @@
 // main.cpp — `tilekit`: dense matrix kernels from the command line.
+#include <exception>
 #include <iostream>
+#include <new>
 
 #include "cli_common.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace tilekit::cli;
   set_command_line(argc, argv);
   CLI::App app{"tilekit — dense matrix kernels for NVIDIA GPUs (and the CPU), verified and benchmarked"};
@@ -37,4 +41,21 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   return exit_code;
+}
+
+}  // namespace
+
+// The commands report failures as a Status; this is the last resort for anything that escaped
+// them, so that no input ends in std::terminate (SIGABRT, exit 134) instead of one line.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tilekit: error: out of memory (an allocation failed)\n";
+  } catch (const std::exception& e) {
+    std::cerr << "tilekit: error: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "tilekit: error: internal error: an unknown exception\n";
+  }
+  return tilekit::cli::kExitRuntime;
 }

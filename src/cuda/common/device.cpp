@@ -162,6 +162,23 @@ Status device_malloc_on(int device, void** ptr, size_t bytes, const char* what) 
   return s;
 }
 
+Status check_device_allocation(int device, size_t bytes, const std::string& what) {
+  if (bytes == 0) return Status::ok();
+  int current = -1;
+  TILEKIT_CUDA_TRY(cudaGetDevice(&current));
+  if (current != device) TILEKIT_CUDA_TRY(cudaSetDevice(device));
+  size_t free_bytes = 0, total_bytes = 0;
+  const cudaError_t err = cudaMemGetInfo(&free_bytes, &total_bytes);
+  if (current != device) (void)cudaSetDevice(current);  // the query must not move the caller
+  if (err != cudaSuccess)
+    return cuda::error_status(err, "cudaMemGetInfo", __FILE__, __LINE__);
+  if (bytes <= free_bytes) return Status::ok();
+  return out_of_memory(what + " needs " + human_bytes(static_cast<double>(bytes)) +
+                       " of GPU memory; GPU " + std::to_string(device) + " has " +
+                       human_bytes(static_cast<double>(free_bytes)) + " free of " +
+                       human_bytes(static_cast<double>(total_bytes)));
+}
+
 Status device_free(void* ptr) {
   if (ptr) TILEKIT_CUDA_TRY(cudaFree(ptr));
   return Status::ok();
