@@ -17,9 +17,11 @@ bool parse_count(const std::string& s, int64_t* v) {
   const auto caret = s.find('^');
   char* end = nullptr;
   if (caret != std::string::npos) {
-    const long long base = std::strtoll(s.substr(0, caret).c_str(), &end, 10);
+    // Named copies: `end` points into them, so they must outlive the checks of *end.
+    const std::string base_text = s.substr(0, caret), exp_text = s.substr(caret + 1);
+    const long long base = std::strtoll(base_text.c_str(), &end, 10);
     if (*end) return false;
-    const long long exp = std::strtoll(s.substr(caret + 1).c_str(), &end, 10);
+    const long long exp = std::strtoll(exp_text.c_str(), &end, 10);
     if (*end || base < 0 || exp < 0 || exp > 62) return false;
     long long x = 1;
     for (long long i = 0; i < exp; ++i) {
