@@ -6,7 +6,8 @@ set -euo pipefail
 debs=(cmake g++ make pkg-config
       libcli11-dev nlohmann-json3-dev
       libopenblas-openmp-dev      # OpenBLAS, OpenMP variant (linked explicitly by CMake)
-      libgtest-dev googletest)
+      libgtest-dev googletest
+      clang-14 libclang-rt-14-dev libomp-14-dev)  # the asan preset: sanitizers, libFuzzer, OpenMP
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -5,6 +5,7 @@ Usage: test_cli.py PATH/TO/tilekit   (CTest passes it). Runs on the CPU backend.
 """
 import math
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -20,6 +21,20 @@ TILEKIT = None
 
 def run(*args, **kw):
     return subprocess.run([TILEKIT, *args], capture_output=True, text=True, timeout=300, **kw)
+
+
+def interrupt_after_first_row(p):
+    """Ctrl-C once the progress line on stderr ("[3/12, 4 s] ...") counts a finished row, rather
+    than after a fixed sleep that a slow machine or a sanitizer build outlasts. Returns the stderr
+    read so far."""
+    seen = []
+    for line in iter(p.stderr.readline, ""):
+        seen.append(line)
+        done = re.match(r"\[(\d+)/\d+, \d+ s\]", line)
+        if done and int(done.group(1)) >= 1:
+            break
+    p.send_signal(signal.SIGINT)
+    return "".join(seen)
 
 
 class Cli(unittest.TestCase):
@@ -294,9 +309,9 @@ class Cli(unittest.TestCase):
         out = self.path("partial")
         p = subprocess.Popen([TILEKIT, "report", "--backend", "cpu", "--sizes", "64:1024:64", "--out", out],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(4)
-        p.send_signal(signal.SIGINT)
+        progress = interrupt_after_first_row(p)
         stdout, stderr = p.communicate(timeout=300)
+        stderr = progress + stderr
         self.assertEqual(p.returncode, 130, stdout + stderr)
         with open(os.path.join(out, "report.md")) as f:
             self.assertIn("Interrupted", f.read())
@@ -366,9 +381,9 @@ class Cli(unittest.TestCase):
         p = subprocess.Popen([TILEKIT, "bench", "gemm", "--backend", "cpu", "--sizes", "64:4096:64",
                               "--kernels", "gemm.cpu.openblas*", "--csv", csv],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(3)
-        p.send_signal(signal.SIGINT)
+        progress = interrupt_after_first_row(p)
         out, err = p.communicate(timeout=120)
+        err = progress + err
         self.assertEqual(p.returncode, 130, out + err)
         self.assertIn("interrupted", err)
         self.assertIn("gemm.cpu.openblas.f32", out)
