@@ -275,6 +275,7 @@ $cmd"
   cp "$root$trace" "$logs/1$i-trace.txt" 2>/dev/null || true
   if [ -s "$logs/1$i-trace.txt" ]; then
     steps="$(awk -v end="$t1" '
+      BEGIN { n = 0 }
       /^\+ [0-9]+\.[0-9]+ / { t[n] = $2; sub(/^\+ [0-9.]+ /, ""); c[n++] = $0 }
       END { for (k = 0; k < n; k++) { e = (k + 1 < n) ? t[k + 1] : end
                                        printf "    %6.0fs  %s\n", e - t[k], c[k] } }' \
@@ -282,11 +283,14 @@ $cmd"
     echo "$steps"
     results+=("$steps")
   fi
-  # ctest names its failures in one block; carry it into the summary.
+  # ctest names its failures in one block, and Python's unittest (the CLI test) each failing
+  # case on a "... FAIL" line: carry both into the summary.
   if grep -q 'The following tests FAILED:' "$log"; then
     results+=("$(sed -n '/The following tests FAILED:/,/^Errors while running CTest/p' "$log" |
                  grep -v '^Errors while' | sed 's/^/    /')")
   fi
+  cases="$(grep -E ' \.\.\. (FAIL|ERROR)$' "$log" | sed 's/ (.*) \.\.\./:/; s/^/      failing case: /' || true)"
+  [ -z "$cases" ] || results+=("$cases")
   passed="$(grep -E '[0-9]+% tests passed' "$log" | sed 's/^/    ctest: /' || true)"
   if [ -n "$passed" ]; then echo "$passed"; results+=("$passed"); fi
   if ((rc)); then
