@@ -231,6 +231,8 @@ prepare_root() {
     in_root "$root" useradd --create-home --shell /bin/bash newcomer
     echo 'newcomer ALL=(ALL) NOPASSWD: ALL' >"$root/etc/sudoers.d/newcomer"
     chmod 0440 "$root/etc/sudoers.d/newcomer"
+    # Theirs to clone from: git refuses a repository owned by someone else ("dubious ownership").
+    in_root "$root" chown -R newcomer:newcomer /srv/tilekit.git
     chroot --userspec=newcomer:newcomer "$root" "${user_env[@]}" \
       git clone -q /srv/tilekit.git /home/newcomer/tilekit
   else
