@@ -210,6 +210,7 @@ if ((refresh)) || [ ! -s "$cache" ]; then
   active_root=""
 else
   say "base root: cached $cache ($(date -r "$cache" '+%F %T'); --refresh rebuilds it)"
+  results+=("base root: cached, from $(date -r "$cache" '+%F %T')")
 fi
 
 # ---- a fresh root from the cache, the repository cloned in it ------------------------------------
@@ -291,7 +292,10 @@ $cmd"
     results+=("$(sed -n '/The following tests FAILED:/,/^Errors while running CTest/p' "$log" |
                  grep -v '^Errors while' | sed 's/^/    /')")
   fi
-  cases="$(grep -E ' \.\.\. (FAIL|ERROR)$' "$log" | sed 's/ (.*) \.\.\./:/; s/^/      failing case: /' || true)"
+  # Each failing case with the last line of its traceback (the reason).
+  cases="$(awk '/^(FAIL|ERROR): / { name = $2; next }
+                name != "" && /^[A-Za-z.]*(Error|Exception)[A-Za-z]*: / {
+                  print "      failing case: " name ": " substr($0, 1, 150); name = "" }' "$log")"
   [ -z "$cases" ] || results+=("$cases")
   passed="$(grep -E '[0-9]+% tests passed' "$log" | sed 's/^/    ctest: /' || true)"
   if [ -n "$passed" ]; then echo "$passed"; results+=("$passed"); fi
