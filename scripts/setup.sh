@@ -96,6 +96,9 @@ if ((${#missing[@]})); then
        -o DPkg::Lock::Timeout=600)
   echo "setup: installing ${#missing[@]} Debian packages (a few minutes the first time): ${missing[*]}"
   # Always refresh the lists first: a fresh root has none, and stale ones point at removed files.
+  # A dpkg run cut short (Ctrl-C in an earlier setup) blocks every apt-get install until it is
+  # finished; with nothing pending this does nothing.
+  step "dpkg --configure -a" "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive dpkg --configure -a
   step "apt-get update" "${apt[@]}" update
   step "apt-get install" "${apt[@]}" install -y --no-install-recommends "${missing[@]}"
 fi
