@@ -132,6 +132,7 @@ active_root=""
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  ((rc == 130 || rc == 143)) && echo "fresh-check: interrupted; unmounting and removing the root" >&2
   if [ -n "$active_root" ]; then
     unmount_all "$active_root" || rc=1
     if [[ "$active_root" == "$dir/base.tmp" ]] || ((keep == 0)); then
