@@ -85,7 +85,7 @@ while IFS= read -r line; do
   if ((in_block)); then
     if [[ "$line" =~ ^\`\`\` ]]; then in_block=0; cmds+=("$block"); block=""
     else block+="${block:+$'\n'}$line"; fi
-  elif [[ "$line" =~ ^\`\`\`(sh|bash|console)?[[:space:]]*$ ]]; then
+  elif [[ "$line" =~ ^\`\`\`(sh|bash|shell)[[:space:]]*$ ]]; then
     in_block=1
   fi
 done <<<"$readme"
@@ -119,8 +119,11 @@ mount_all() {
   mount -t proc proc "$r/proc"
   # rbind brings /dev/pts, /dev/shm and the like; rslave so unmounting them here never
   # propagates back to the host's own mounts.
-  mount --rbind /sys "$r/sys" && mount --make-rslave "$r/sys"
-  mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev"
+  # (One command a line: set -e does not stop at the left side of an &&.)
+  mount --rbind /sys "$r/sys"
+  mount --make-rslave "$r/sys"
+  mount --rbind /dev "$r/dev"
+  mount --make-rslave "$r/dev"
 }
 remove_root() {     # deletes a root folder, but never while anything is mounted in it
   local r="$1"
