@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "core/backend.hpp"
 #include "kernel_select.hpp"
 #include "memory_plan.hpp"
 #include "tilekit/sizes.hpp"
@@ -60,9 +61,55 @@ Status check_shape_fits(const GemmShape& s) {
 // Host copies of one problem's operands, (on CUDA) their device copies, and C0 and C.
 struct Operands {
   std::vector<float> a, b, c0;
-  DeviceBuffer<float> d_a, d_b, d_c, d_c0;
+  std::vector<uint16_t> a16, b16;  // A and B in a 16-bit storage type, when the types say so
+  DeviceBuffer<unsigned char> d_a, d_b;  // A and B as the kernels read them
+  DeviceBuffer<float> d_c, d_c0;
   std::vector<float> c;  // host C (CPU backend runs in it; CUDA downloads into it)
+
+  // A and B as the kernels read them: float32, or encoded once into 16-bit storage.
+  void store_inputs(DType type) {
+    if (type == DType::kF32) return;
+    auto encode = [type](const std::vector<float>& in, std::vector<uint16_t>* out) {
+      out->resize(in.size());
+      for (size_t i = 0; i < in.size(); ++i)
+        (*out)[i] = type == DType::kBF16 ? float_to_bf16(in[i]).bits : float_to_f16(in[i]).bits;
+    };
+    encode(a, &a16);
+    encode(b, &b16);
+  }
+  const void* host_a() const { return a16.empty() ? static_cast<const void*>(a.data()) : a16.data(); }
+  const void* host_b() const { return b16.empty() ? static_cast<const void*>(b.data()) : b16.data(); }
+  size_t a_bytes() const { return a16.empty() ? a.size() * 4 : a16.size() * 2; }
+  size_t b_bytes() const { return b16.empty() ? b.size() * 4 : b16.size() * 2; }
 };
+
+// The kernel a row runs at this shape: itself, or for the auto row the selector's choice.
+Status resolve_row_kernel(const GemmKernel* kernel, const GemmBenchConfig& cfg,
+                          const GemmProblem& p, const GemmKernel** out, std::string* reason) {
+  *out = kernel;
+  if (kernel) return Status::ok();
+  Selection<GemmProblem> chosen;
+  TILEKIT_RETURN_IF_ERROR(select_gemm_kernel(p, cfg.ctx, cfg.allow_vendor, &chosen));
+  *out = chosen.kernel;
+  *reason = chosen.reason;
+  return Status::ok();
+}
+
+// Splits `auto` off the --kernels list: true when it was there.
+bool take_auto(std::string* spec) {
+  std::stringstream ss(*spec);
+  std::string rest;
+  bool found = false;
+  for (std::string glob; std::getline(ss, glob, ',');) {
+    if (glob == "auto") {
+      found = true;
+      continue;
+    }
+    rest += (rest.empty() ? "" : ",") + glob;
+  }
+  if (found) *spec = rest;
+  return found;
+}
 
 // What one shape holds at once: the operands and C twice (C0 and the kernel's C) in float, and
 // the reference's value and magnitude in double — on the host, and on a GPU its device copies.
@@ -173,14 +220,31 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
   const Context& ctx = cfg.ctx;
   const bool gpu = ctx.backend == Backend::kCuda;
   const Registry& registry = Registry::instance();
+  // The run's buffers and launches go to ctx's device; the caller's is restored at the end.
+  DeviceScope device_scope(ctx);
+  TILEKIT_RETURN_IF_ERROR(device_scope.status());
 
-  // Kernels: what the globs select on this backend, plus the baseline.
+  // Kernels: what the globs select on this backend in the requested types, plus the baseline
+  // (when it computes those types), plus `auto` (a null entry) when asked for.
+  TILEKIT_RETURN_IF_ERROR(validate(cfg.types));
+  std::string globs = cfg.kernels;
+  const bool auto_row = take_auto(&globs);
   std::vector<const GemmKernel*> kernels;
-  TILEKIT_RETURN_IF_ERROR(select_kernels(registry.gemm, cfg.kernels, "gemm", ctx.backend, &kernels));
+  if (!auto_row || !globs.empty()) {
+    TILEKIT_RETURN_IF_ERROR(select_kernels(registry.gemm, globs, "gemm", ctx.backend, &kernels));
+    const size_t selected = kernels.size();
+    kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
+                                 [&](const GemmKernel* k) { return k->info.types != cfg.types; }),
+                  kernels.end());
+    if (selected > 0 && kernels.empty() && !auto_row)
+      return not_supported("--kernels '" + globs + "' selects no kernel that implements " +
+                           describe(cfg.types));
+  }
   const GemmKernel* baseline = registry.find_gemm(baseline_kernel_id(ctx.backend));
-  if (cfg.add_baseline && baseline &&
+  if (cfg.add_baseline && baseline && baseline->info.types == cfg.types &&
       std::find(kernels.begin(), kernels.end(), baseline) == kernels.end())
     kernels.insert(kernels.begin(), baseline);
+  if (auto_row) kernels.push_back(nullptr);
   if (kernels.empty())
     return invalid_argument("--kernels: nothing to run on the " +
                             std::string(backend_name(ctx.backend)) + " backend");
@@ -207,6 +271,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
   for (size_t si = 0; si < cfg.shapes.size(); ++si) {
     const GemmShape shape = cfg.shapes[si];
     GemmProblem p;
+    p.types = cfg.types;
     p.layout = cfg.layout;
     p.op_a = cfg.op_a;
     p.op_b = cfg.op_b;
@@ -227,22 +292,25 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
     fill_uniform(x.a.data(), x.a.size(), seed * 3 + 0);
     fill_uniform(x.b.data(), x.b.size(), seed * 3 + 1);
     fill_uniform(x.c0.data(), x.c0.size(), seed * 3 + 2);
+    x.store_inputs(cfg.types.a);
     GemmProblem ref_p = p;  // reads C0, never the C a kernel writes
     if (gpu) {
-      TILEKIT_RETURN_IF_ERROR(x.d_a.allocate(x.a.size(), "A"));
-      TILEKIT_RETURN_IF_ERROR(x.d_b.allocate(x.b.size(), "B"));
+      TILEKIT_RETURN_IF_ERROR(x.d_a.allocate(x.a_bytes(), "A"));
+      TILEKIT_RETURN_IF_ERROR(x.d_b.allocate(x.b_bytes(), "B"));
       TILEKIT_RETURN_IF_ERROR(x.d_c.allocate(x.c.size(), "C"));
       TILEKIT_RETURN_IF_ERROR(x.d_c0.allocate(x.c0.size(), "C0"));
-      TILEKIT_RETURN_IF_ERROR(x.d_a.upload(x.a.data(), x.a.size(), ctx.stream));
-      TILEKIT_RETURN_IF_ERROR(x.d_b.upload(x.b.data(), x.b.size(), ctx.stream));
+      TILEKIT_RETURN_IF_ERROR(x.d_a.upload(static_cast<const unsigned char*>(x.host_a()),
+                                           x.a_bytes(), ctx.stream));
+      TILEKIT_RETURN_IF_ERROR(x.d_b.upload(static_cast<const unsigned char*>(x.host_b()),
+                                           x.b_bytes(), ctx.stream));
       TILEKIT_RETURN_IF_ERROR(x.d_c0.upload(x.c0.data(), x.c0.size(), ctx.stream));
       p.a = ref_p.a = x.d_a.get();
       p.b = ref_p.b = x.d_b.get();
       p.c = x.d_c.get();
       ref_p.c = x.d_c0.get();
     } else {
-      p.a = ref_p.a = x.a.data();
-      p.b = ref_p.b = x.b.data();
+      p.a = ref_p.a = x.host_a();
+      p.b = ref_p.b = x.host_b();
       p.c = x.c.data();
       ref_p.c = x.c0.data();
     }
@@ -262,27 +330,32 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       return Status::ok();
     };
 
-    for (const GemmKernel* kernel : kernels) {
+    for (const GemmKernel* listed : kernels) {
       if (cfg.cancel && cfg.cancel->load())
         return Status(StatusCode::kCancelled, "interrupted");
-      if (cfg.progress) cfg.progress(done, total, kernel->info.id + " " + shape.str());
+      const std::string name = listed ? listed->info.id : "auto";
+      if (cfg.progress) cfg.progress(done, total, name + " " + shape.str());
       ++done;
       BenchRow row;
-      row.kernel = kernel->info.id;
-      row.is_baseline = kernel->info.is_baseline;
+      row.kernel = name;
       row.shape = shape;
       row.size = shape.str();
       row.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
                       static_cast<double>(p.k) +
                   (cfg.beta != 0.0f ? 3.0 * static_cast<double>(p.m) * static_cast<double>(p.n) : 0.0);
 
-      Status can = kernel->can_implement(p, device);
+      const GemmKernel* kernel = nullptr;
+      std::string reason;
+      Status can = resolve_row_kernel(listed, cfg, p, &kernel, &reason);
+      if (can) can = kernel->can_implement(p, device);
       if (!can) {
         row.outcome = "skipped";
         row.detail = can.message();
         rows->push_back(row);
         continue;
       }
+      row.is_baseline = kernel->info.is_baseline;
+      if (!listed) row.resolved = kernel->info.id;
       // 1. Verify on this exact problem before timing it.
       Status s = reset_c();
       if (s) s = run_gemm_kernel(*kernel, ctx, p);
@@ -292,7 +365,8 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
         TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
-      const GemmCheck check = check_gemm_result(x.c.data(), p.ldc, p.layout, ref, p.k);
+      const GemmCheck check = check_gemm_result(x.c.data(), p.ldc, p.layout, ref, p.k,
+                                                check_options_for(p.types, false));
       row.verification = check.summary();
       row.max_rel_error = check.max_rel_error;
       if (!check.passed) {
@@ -301,16 +375,20 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
         rows->push_back(row);
         continue;
       }
-      // 2. Time it.
-      s = measure(*timer, [&] { return run_gemm_kernel(*kernel, ctx, p); }, cfg.timing,
-                  cfg.cancel, &row.timing);
+      // 2. Time it: checks, workspace and initialize once, outside the timed window, which
+      // holds only the kernel's launch.
+      Workspace ws;
+      s = prepare_gemm_kernel(*kernel, ctx, p, &ws);
+      if (s)
+        s = measure(*timer, [&] { return kernel->launch(p, ctx, ws); }, cfg.timing, cfg.cancel,
+                    &row.timing);
       if (!s) {
         TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
       row.outcome = "ok";
       mark_noise(&row);
-      row.detail = check.summary();
+      row.detail = listed ? check.summary() : kernel->info.id + ": " + check.summary();
       row.gflops = row.timing.median_s > 0 ? row.flops / row.timing.median_s / 1e9 : 0;
       rows->push_back(row);
     }

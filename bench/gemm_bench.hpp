@@ -32,7 +32,11 @@ Status parse_sizes(const std::string& spec, std::vector<GemmShape>* out);
 struct GemmBenchConfig {
   Context ctx;
   std::vector<GemmShape> shapes;
-  std::string kernels = "";  // globs, comma-separated; empty = every non-reference kernel
+  // Globs, comma-separated; empty = every non-reference kernel. The word `auto` adds a row for
+  // what gemm(..., kernel "auto") chooses at each size (the chosen id in its detail).
+  std::string kernels = "";
+  GemmTypes types;           // storage and compute mode (--dtype, --compute): kernels of others are left out
+  bool allow_vendor = false; // the auto row may choose vendor kernels
   bool add_baseline = true;  // time the backend's baseline at each size even if not selected
   Layout layout = Layout::kRowMajor;
   Op op_a = Op::kN, op_b = Op::kN;
@@ -49,7 +53,8 @@ struct GemmBenchConfig {
 // the kernel's resources and theoretical occupancy.
 struct BenchRow {
   std::string op = "gemm";
-  std::string kernel;
+  std::string kernel;        // the id, or "auto"
+  std::string resolved;      // the auto row: the id it resolved to at this size
   bool is_baseline = false;
   GemmShape shape;      // gemm: m, n, k; transpose: rows, cols, 0; copy and dot: n, 1, 0
   std::string size;     // as printed: "4096", "257x1x513", "16384x16384", "268435456"

@@ -119,7 +119,8 @@ void print_gemm_rows(std::ostream& out, const std::vector<BenchRow>& rows, size_
         << fixed(r.gflops, 1) << std::setw(10) << ratio_text(r.baseline_ratio) << std::setw(9)
         << r.timing.samples << std::setw(7) << fixed(100 * r.timing.noise, 1) << "%  PASS ("
         << (r.noisy ? noise_warning(r) + "; " : "") << "max rel err " << std::scientific
-        << std::setprecision(1) << r.max_rel_error << std::defaultfloat << ")\n";
+        << std::setprecision(1) << r.max_rel_error << std::defaultfloat << ")"
+        << (r.resolved.empty() ? "" : " ran " + r.resolved) << "\n";
   }
 }
 
@@ -226,6 +227,7 @@ Status write_bench_json(const std::string& path, const std::vector<BenchRow>& ro
   for (const auto& r : rows) {
     j["rows"].push_back({{"op", r.op},
                          {"kernel", r.kernel},
+                         {"resolved", r.resolved},
                          {"size", r.size},
                          {"m", r.shape.m},
                          {"n", r.shape.n},

@@ -49,6 +49,12 @@ struct Context {
 // True when this build of tilekit includes the CUDA backend.
 bool built_with_cuda();
 
+// Makes ctx's device the calling thread's current CUDA device and leaves it so: for programs
+// that allocate with DeviceBuffer::allocate or launch their own work beside tilekit's (the CLI
+// does, for --device). tilekit's own calls need none of it: each makes ctx's device current and
+// restores the caller's before it returns. A no-op on the CPU backend.
+Status make_device_current(const Context& ctx);
+
 // Number of usable CUDA devices; 0 with no GPU, no driver, or a build without CUDA.
 int cuda_device_count();
 

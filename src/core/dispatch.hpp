@@ -27,6 +27,11 @@ template <typename P>
 Status check_types(const KernelInfo&, const P&) {
   return Status::ok();  // transpose, dot and copy are float32 only
 }
+inline std::string describe_types(const GemmProblem& p) { return describe(p.types); }
+template <typename P>
+std::string describe_types(const P&) {
+  return "float32";
+}
 
 // Problems that need no kernel: BLAS quick returns and empty shapes. Sets *done when handled.
 Status finish_trivial(const GemmProblem& p, const Context& ctx, bool* done);
@@ -85,11 +90,14 @@ Status select_kernel(const KernelList<Kernel<P>>& list, const P& p, const Contex
                      Selection<P>* out) {
   const Kernel<P>* best[3] = {nullptr, nullptr, nullptr};  // per role
   int candidates[3] = {0, 0, 0};
+  int of_these_types = 0;
   std::string refusals;
   for (const auto& k : list.all()) {
     if (k.info.backend != ctx.backend) continue;
     const int role = static_cast<int>(k.info.role);
     if (k.info.role == KernelRole::kVendor && !allow_vendor) continue;
+    if (!check_types(k.info, p)) continue;  // other types: never a candidate, not a refusal
+    ++of_these_types;
     Status s = check_kernel(k, p, ctx, device);
     if (!s) {
       refusals += "\n  " + s.message();
@@ -112,9 +120,13 @@ Status select_kernel(const KernelList<Kernel<P>>& list, const P& p, const Contex
             : "only the reference can run " + p.describe();
     return Status::ok();
   }
-  return not_supported(std::string(op) + ": no " + backend_name(ctx.backend) + " kernel" +
-                       (allow_vendor ? "" : " of tilekit's own") + " can run " + p.describe() +
-                       (refusals.empty() ? "" : ":" + refusals));
+  const std::string whose = allow_vendor ? "" : " of tilekit's own";
+  if (of_these_types == 0)
+    return not_supported(std::string(op) + ": no " + backend_name(ctx.backend) + " kernel" + whose +
+                         " implements " + describe_types(p) +
+                         (allow_vendor ? "" : " (--allow-vendor admits vendor kernels)"));
+  return not_supported(std::string(op) + ": no " + backend_name(ctx.backend) + " kernel" + whose +
+                       " can run " + p.describe() + (refusals.empty() ? "" : ":" + refusals));
 }
 
 // The whole call: `kernel` null = select.

@@ -1,4 +1,4 @@
-// workspace.cpp — the per-context workspace pool.
+// workspace.cpp — the per-context workspace pool, and making a context's device current.
 #include "core/workspace.hpp"
 
 #include "core/backend.hpp"
@@ -8,6 +8,12 @@ namespace tilekit {
 WorkspacePool& Context::workspace_pool() const {
   if (!pool_) pool_ = std::make_shared<WorkspacePool>();
   return *pool_;
+}
+
+Status make_device_current(const Context& ctx) {
+  TILEKIT_RETURN_IF_ERROR(check_context(ctx, nullptr));
+  int previous = -1;  // deliberately not restored
+  return backend_ops(ctx.backend).make_current(ctx, &previous);
 }
 
 WorkspacePool::~WorkspacePool() { free_buffer(); }

@@ -23,6 +23,7 @@ int exit_code_for(const Status& s) {
   switch (s.code()) {
     case StatusCode::kOk: return kExitOk;
     case StatusCode::kInvalidArgument:
+    case StatusCode::kNotSupported:  // a request this build, device or kernel cannot serve
     case StatusCode::kIoError: return kExitUsage;
     case StatusCode::kVerificationFailed: return kExitVerify;
     case StatusCode::kCancelled: return kExitInterrupted;
@@ -73,7 +74,8 @@ Status resolve_context(const BackendOptions& opts, Context* ctx) {
                             std::to_string(gpus) + " GPU(s) present");
   *ctx = Context::cuda(opts.device);
   ctx->cpu_threads = opts.threads;
-  return Status::ok();
+  // The CLI's own buffers (DeviceBuffer::allocate) go to the device asked for.
+  return make_device_current(*ctx);
 }
 
 namespace {

@@ -30,6 +30,8 @@ constexpr const char* kCpuGemmSizes = "256,512,1024";
 struct BenchOptions {
   std::string sizes;  // empty: a default set for the backend
   std::string kernels;
+  std::string dtype = "f32", compute;  // gemm: storage of A and B, compute mode
+  bool allow_vendor = false;           // gemm: the auto row may choose vendor kernels
   std::string csv, json;
   std::string layout = "row";
   bool trans_a = false, trans_b = false;
@@ -173,6 +175,12 @@ int run_bench_gemm(const BenchOptions& o) {
   const bool gpu = cfg.ctx.backend == Backend::kCuda;
   const std::string sizes = !o.sizes.empty() ? o.sizes : gpu ? kGpuGemmSizes : kCpuGemmSizes;
   if (!(s = bench::parse_sizes(sizes, &cfg.shapes))) return fail(s);
+  DType in = DType::kF32;
+  if (!(s = parse_dtype(o.dtype, "--dtype", &in))) return fail(s);
+  Compute compute = in == DType::kF32 ? Compute::kF32 : Compute::kBF16;
+  if (!o.compute.empty() && !(s = parse_compute(o.compute, "--compute", &compute))) return fail(s);
+  cfg.types = GemmTypes{in, in, DType::kF32, compute};
+  cfg.allow_vendor = o.allow_vendor;
   apply_common(o, &cfg);
   cfg.layout = o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor;
   cfg.op_a = o.trans_a ? Op::kT : Op::kN;
@@ -243,9 +251,15 @@ void add_bench_command(CLI::App& app, int* exit_code) {
       ->check(non_empty());
   cmd->add_option("--kernels", o->kernels,
                   "globs on kernel ids, comma-separated, each matching a kernel of the backend, "
-                  "e.g. 'gemm.cuda.cublas*' (default: every kernel of the backend except the "
-                  "slow reference)")
+                  "e.g. 'gemm.cuda.cublas*'; the word auto adds a row for what kernel auto "
+                  "chooses (default: every kernel of the backend except the slow reference)")
       ->check(non_empty());
+  cmd->add_option("--dtype", o->dtype, "storage of A and B: f32, bf16 or f16 (C is f32)")
+      ->capture_default_str();
+  cmd->add_option("--compute", o->compute,
+                  "f32, f32_3xtf32, tf32 or bf16 (default: f32 for f32 inputs, bf16 for 16-bit)");
+  cmd->add_flag("--allow-vendor", o->allow_vendor,
+                "the auto row may choose vendor kernels when no own kernel can run");
   cmd->add_option("--csv", o->csv, "also write the rows as CSV");
   cmd->add_option("--json", o->json, "also write the rows as JSON");
   cmd->add_option("--layout", o->layout, "row or col")

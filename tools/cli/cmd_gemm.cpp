@@ -19,6 +19,10 @@ struct GemmCommandOptions {
   bool trans_a = false, trans_b = false;
   std::string layout = "row";
   std::string kernel = "auto";
+  std::string dtype = "f32";    // storage of A and B
+  std::string compute;          // empty: f32 for f32 inputs, bf16 for 16-bit ones
+  bool explain = false;
+  bool allow_vendor = false;
   bool check = false;
   bool verbose = false;
   uint64_t seed = 1;
@@ -33,7 +37,38 @@ std::string dims(int64_t r, int64_t c) { return std::to_string(r) + " x " + std:
 struct HostProblem {
   GemmProblem p;  // pointers into the vectors below
   std::vector<float> a, b, c, c0;
+  std::vector<uint16_t> a16, b16;  // A and B stored as bf16 or f16 (--dtype), else empty
 };
+
+// The types --dtype and --compute ask for; C is float32.
+Status parse_types(const GemmCommandOptions& o, GemmTypes* out) {
+  DType in = DType::kF32;
+  TILEKIT_RETURN_IF_ERROR(parse_dtype(o.dtype, "--dtype", &in));
+  Compute compute = in == DType::kF32 ? Compute::kF32 : Compute::kBF16;
+  if (!o.compute.empty()) TILEKIT_RETURN_IF_ERROR(parse_compute(o.compute, "--compute", &compute));
+  *out = GemmTypes{in, in, DType::kF32, compute};
+  if (Status v = validate(*out); !v)
+    return Status(v.code(), "--dtype " + o.dtype + " --compute " + compute_name(compute) + ": " +
+                                v.message());
+  return Status::ok();
+}
+
+// A and B in their 16-bit storage (--dtype bf16|f16): the float inputs rounded once, as a
+// caller holding 16-bit data would pass them; the float copies are then released.
+void store_inputs_16bit(HostProblem* h) {
+  const DType t = h->p.types.a;
+  auto encode = [t](const std::vector<float>& in, std::vector<uint16_t>* out) {
+    out->resize(in.size());
+    for (size_t i = 0; i < in.size(); ++i)
+      (*out)[i] = t == DType::kBF16 ? float_to_bf16(in[i]).bits : float_to_f16(in[i]).bits;
+  };
+  encode(h->a, &h->a16);
+  encode(h->b, &h->b16);
+  std::vector<float>().swap(h->a);
+  std::vector<float>().swap(h->b);
+  h->p.a = h->a16.data();
+  h->p.b = h->b16.data();
+}
 
 bool keeps_c0_on_host(const GemmCommandOptions& o, const Context& ctx) {
   return o.check && o.beta != 0.0f && ctx.backend == Backend::kCpu;
@@ -116,6 +151,7 @@ Status check_memory(const GemmCommandOptions& o, const Context& ctx, const GemmP
 // Shapes the problem, checks that it fits, then allocates and fills the host buffers.
 Status load_problem(const GemmCommandOptions& o, const Context& ctx, HostProblem* h) {
   NpyMatrix c_file;
+  TILEKIT_RETURN_IF_ERROR(parse_types(o, &h->p.types));
   TILEKIT_RETURN_IF_ERROR(shape_problem(o, h, &c_file));
   GemmProblem& p = h->p;
   p.lda = p.min_lda();
@@ -147,21 +183,37 @@ Status load_problem(const GemmCommandOptions& o, const Context& ctx, HostProblem
   p.a = h->a.data();
   p.b = h->b.data();
   p.c = h->c.data();
+  if (p.types.a != DType::kF32) store_inputs_16bit(h);
   return Status::ok();
 }
 
 // Device copies of A, B and C (and C0 for the check when beta != 0).
 struct DeviceProblem {
-  DeviceBuffer<float> a, b, c, c0;
+  DeviceBuffer<unsigned char> a, b;  // in their storage type
+  DeviceBuffer<float> c, c0;
 };
+
+// Host bytes of an operand in its storage type.
+const unsigned char* bytes_of(const std::vector<float>& f32, const std::vector<uint16_t>& b16,
+                              size_t* count) {
+  if (!b16.empty() || f32.empty()) {
+    *count = b16.size() * sizeof(uint16_t);
+    return reinterpret_cast<const unsigned char*>(b16.data());
+  }
+  *count = f32.size() * sizeof(float);
+  return reinterpret_cast<const unsigned char*>(f32.data());
+}
 
 Status upload_problem(const GemmCommandOptions& o, const HostProblem& h, DeviceProblem* d,
                       GemmProblem* p) {
-  TILEKIT_RETURN_IF_ERROR(d->a.allocate(h.a.size(), "A"));
-  TILEKIT_RETURN_IF_ERROR(d->b.allocate(h.b.size(), "B"));
+  size_t a_bytes = 0, b_bytes = 0;
+  const unsigned char* a = bytes_of(h.a, h.a16, &a_bytes);
+  const unsigned char* b = bytes_of(h.b, h.b16, &b_bytes);
+  TILEKIT_RETURN_IF_ERROR(d->a.allocate(a_bytes, "A"));
+  TILEKIT_RETURN_IF_ERROR(d->b.allocate(b_bytes, "B"));
   TILEKIT_RETURN_IF_ERROR(d->c.allocate(h.c.size(), "C"));
-  TILEKIT_RETURN_IF_ERROR(d->a.upload(h.a.data(), h.a.size()));
-  TILEKIT_RETURN_IF_ERROR(d->b.upload(h.b.data(), h.b.size()));
+  TILEKIT_RETURN_IF_ERROR(d->a.upload(a, a_bytes));
+  TILEKIT_RETURN_IF_ERROR(d->b.upload(b, b_bytes));
   TILEKIT_RETURN_IF_ERROR(d->c.upload(h.c.data(), h.c.size()));
   if (o.check && o.beta != 0.0f) {
     TILEKIT_RETURN_IF_ERROR(d->c0.allocate(h.c.size(), "C0"));
@@ -186,7 +238,8 @@ Status check_result(const Context& ctx, const HostProblem& h, const DeviceProble
   } else {
     inputs.c = h.p.beta != 0.0f ? const_cast<float*>(h.c0.data()) : const_cast<float*>(h.c.data());
   }
-  return verify_gemm_result(ctx, inputs, h.c.data(), CheckOptions{}, check);
+  return verify_gemm_result(ctx, inputs, h.c.data(), check_options_for(inputs.types, false),
+                            check);
 }
 
 int run_gemm(const GemmCommandOptions& o) {
@@ -198,19 +251,30 @@ int run_gemm(const GemmCommandOptions& o) {
   const GemmProblem& hp = h.p;
   if (Status v = validate(hp); !v) return fail(v);
 
-  // Which kernel will run, and why.
+  // Which kernel will run, and why. A named kernel that refuses the problem, or a request no
+  // kernel serves (a BF16 GEMM on a GPU without a BF16 kernel), is bad input: exit 2.
   const GemmKernel* kernel = nullptr;
+  std::string why;
   if (o.kernel == "auto") {
     if (!is_quick_return(hp) && !only_scales_c(hp)) {
-      s = select_gemm_kernel(hp, ctx, &kernel);
-      if (!s) return fail(s);
+      Selection<GemmProblem> chosen;
+      if (!(s = select_gemm_kernel(hp, ctx, o.allow_vendor, &chosen))) return fail(s);
+      kernel = chosen.kernel;
+      why = chosen.reason;
+    } else {
+      why = is_quick_return(hp) ? "BLAS quick return: nothing to compute"
+                                : "alpha = 0 or k = 0: C is only scaled by beta";
     }
   } else {
     kernel = Registry::instance().find_gemm(o.kernel);
     if (!kernel)
       return fail(invalid_argument("--kernel: unknown kernel '" + o.kernel +
                                    "' (`tilekit list` shows the registered ids)"));
+    why = "named by --kernel";
   }
+  if (o.explain)
+    std::cout << "explain: " << (kernel ? kernel->info.id : std::string("no kernel")) << " — "
+              << why << "\n";
 
   GemmProblem p = hp;  // what the kernel sees (device pointers on CUDA)
   DeviceProblem d;
@@ -226,7 +290,9 @@ int run_gemm(const GemmCommandOptions& o) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  s = kernel ? run_gemm_kernel(*kernel, ctx, p) : gemm(ctx, p);
+  GemmOptions options;
+  options.allow_vendor = o.allow_vendor;
+  s = kernel ? run_gemm_kernel(*kernel, ctx, p) : gemm(ctx, p, options);
   if (s) s = device_synchronize(ctx);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -283,6 +349,14 @@ void add_gemm_command(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"row", "col"}))
       ->capture_default_str();
   cmd->add_option("--kernel", o->kernel, "kernel id (`tilekit list`) or auto")->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "storage of A and B: f32, bf16 or f16 (C is f32)")
+      ->capture_default_str();
+  cmd->add_option("--compute", o->compute,
+                  "f32 (IEEE FP32, the default for f32), f32_3xtf32, tf32, or bf16 (the default "
+                  "for 16-bit inputs)");
+  cmd->add_flag("--explain", o->explain, "print the kernel chosen and why");
+  cmd->add_flag("--allow-vendor", o->allow_vendor,
+                "let auto fall back to vendor kernels (cuBLAS, OpenBLAS) when no own kernel can run");
   cmd->add_flag("--check", o->check,
                 "compare with the double-precision reference; exit 3 if outside the error bound");
   cmd->add_option("--seed", o->seed, "seed of the random inputs")
