@@ -71,8 +71,7 @@ struct Operands {
     if (type == DType::kF32) return;
     auto encode = [type](const std::vector<float>& in, std::vector<uint16_t>* out) {
       out->resize(in.size());
-      for (size_t i = 0; i < in.size(); ++i)
-        (*out)[i] = type == DType::kBF16 ? float_to_bf16(in[i]).bits : float_to_f16(in[i]).bits;
+      encode_from_f32(in.data(), in.size(), type, out->data());
     };
     encode(a, &a16);
     encode(b, &b16);

@@ -60,6 +60,11 @@ float f16_to_float(f16_t h);
 float round_to_tf32(float x);
 inline float round_to_bf16(float x) { return bf16_to_float(float_to_bf16(x)); }
 
+// `count` floats stored as `type` at `out` (dtype_size(type) bytes each, rounded to nearest
+// even), and back: how the CLI, the benchmarks and the tests stage 16-bit operands.
+void encode_from_f32(const float* in, size_t count, DType type, void* out);
+void decode_to_f32(const void* in, size_t count, DType type, float* out);
+
 // The types one GEMM reads and writes, and its compute mode.
 struct GemmTypes {
   DType a = DType::kF32, b = DType::kF32, c = DType::kF32;

@@ -86,6 +86,26 @@ float round_to_tf32(float x) {
   return bits_to_float((bits + 0x1000u) & 0xffffe000u);
 }
 
+void encode_from_f32(const float* in, size_t count, DType type, void* out) {
+  if (type == DType::kF32) {
+    std::memcpy(out, in, count * sizeof(float));
+    return;
+  }
+  auto* bits = static_cast<uint16_t*>(out);
+  for (size_t i = 0; i < count; ++i)
+    bits[i] = type == DType::kBF16 ? float_to_bf16(in[i]).bits : float_to_f16(in[i]).bits;
+}
+
+void decode_to_f32(const void* in, size_t count, DType type, float* out) {
+  if (type == DType::kF32) {
+    std::memcpy(out, in, count * sizeof(float));
+    return;
+  }
+  const auto* bits = static_cast<const uint16_t*>(in);
+  for (size_t i = 0; i < count; ++i)
+    out[i] = type == DType::kBF16 ? bf16_to_float(bf16_t{bits[i]}) : f16_to_float(f16_t{bits[i]});
+}
+
 Status validate(const GemmTypes& t) {
   if (t.a != t.b)
     return not_supported(std::string("A is ") + dtype_name(t.a) + " but B is " + dtype_name(t.b) +

@@ -100,7 +100,29 @@ TEST(GemmBench, CpuRunVerifiesEveryRowAndComparesWithTheBaseline) {
     }
   }
   EXPECT_EQ(baseline_rows, 2);
-  EXPECT_EQ(rows.size(), 2 * Registry::instance().match_gemm("gemm.cpu.*").size());
+  // Every kernel the glob selects that computes the run's types (f32 by default): kernels of other
+  // compute modes (the tf32, bf16, ... references) are left out, not run in the wrong mode.
+  size_t f32_kernels = 0;
+  for (const GemmKernel* k : Registry::instance().match_gemm("gemm.cpu.*"))
+    f32_kernels += k->info.types == GemmTypes{} ? 1 : 0;
+  EXPECT_EQ(rows.size(), 2 * f32_kernels);
+}
+
+TEST(GemmBench, OtherComputeModesAndTheAutoRow) {
+  GemmBenchConfig cfg;
+  cfg.ctx = Context::cpu();
+  ASSERT_TRUE(parse_sizes("24", &cfg.shapes).is_ok());
+  cfg.kernels = "auto,gemm.cpu.reference*";
+  cfg.types = {DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16};
+  cfg.timing.min_samples = 2;
+  cfg.timing.max_time_s = 0.02;
+  std::vector<BenchRow> rows;
+  ASSERT_TRUE(run_gemm_bench(cfg, &rows).is_ok());
+  ASSERT_EQ(rows.size(), 2u);  // the bf16 reference and auto (OpenBLAS computes f32 only)
+  EXPECT_EQ(rows[0].kernel, "gemm.cpu.reference.bf16");
+  EXPECT_EQ(rows[1].kernel, "auto");
+  EXPECT_EQ(rows[1].resolved, "gemm.cpu.reference.bf16");
+  for (const auto& r : rows) EXPECT_EQ(r.outcome, "ok") << r.kernel << ": " << r.detail;
 }
 
 TEST(GemmBench, UnmatchedGlobIsAnError) {

@@ -42,32 +42,16 @@ uint64_t test_seed() {
 
 namespace {
 
-// Host bytes of `values` stored as `type` (the inputs a kernel of that type reads).
+// Host bytes of `values` stored as `type` (the inputs a kernel of that type reads), and back.
 std::vector<unsigned char> encode(const std::vector<float>& values, DType type) {
   std::vector<unsigned char> out(values.size() * dtype_size(type));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (type == DType::kF32) {
-      std::memcpy(&out[i * 4], &values[i], 4);
-    } else {
-      const uint16_t bits =
-          type == DType::kBF16 ? float_to_bf16(values[i]).bits : float_to_f16(values[i]).bits;
-      std::memcpy(&out[i * 2], &bits, 2);
-    }
-  }
+  encode_from_f32(values.data(), values.size(), type, out.data());
   return out;
 }
 
 std::vector<float> decode(const std::vector<unsigned char>& bytes, DType type) {
   std::vector<float> out(bytes.size() / dtype_size(type));
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (type == DType::kF32) {
-      std::memcpy(&out[i], &bytes[i * 4], 4);
-    } else {
-      uint16_t bits;
-      std::memcpy(&bits, &bytes[i * 2], 2);
-      out[i] = type == DType::kBF16 ? bf16_to_float(bf16_t{bits}) : f16_to_float(f16_t{bits});
-    }
-  }
+  decode_to_f32(bytes.data(), out.size(), type, out.data());
   return out;
 }
 

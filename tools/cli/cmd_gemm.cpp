@@ -59,8 +59,7 @@ void store_inputs_16bit(HostProblem* h) {
   const DType t = h->p.types.a;
   auto encode = [t](const std::vector<float>& in, std::vector<uint16_t>* out) {
     out->resize(in.size());
-    for (size_t i = 0; i < in.size(); ++i)
-      (*out)[i] = t == DType::kBF16 ? float_to_bf16(in[i]).bits : float_to_f16(in[i]).bits;
+    encode_from_f32(in.data(), in.size(), t, out->data());
   };
   encode(h->a, &h->a16);
   encode(h->b, &h->b16);
