@@ -5,6 +5,7 @@ Usage: test_cli.py PATH/TO/tilekit   (CTest passes it). Runs on the CPU backend.
 """
 import math
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -36,6 +37,18 @@ class Cli(unittest.TestCase):
     def save(self, name, array):
         np.save(self.path(name), array)
         return self.path(name)
+
+    def wait_for_finished_rows(self, p, step="", rows=1):
+        """Reads p's progress lines ("[done/total] step (elapsed s)") until `rows` rows have
+        finished and the current step names `step`, so that a Ctrl-C lands after real work
+        however loaded the machine is (a fixed sleep did not). Returns the lines read."""
+        seen = []
+        for line in p.stderr:
+            seen.append(line)
+            m = re.match(r"\[(\d+)/\d+\] (.*)", line)
+            if m and int(m.group(1)) >= rows and step in m.group(2):
+                return "".join(seen)
+        self.fail("no progress line after %d finished rows: %s" % (rows, "".join(seen)))
 
     def assert_usage_error(self, r, fragment, out=None):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
@@ -284,9 +297,10 @@ class Cli(unittest.TestCase):
         out = self.path("partial")
         p = subprocess.Popen([TILEKIT, "report", "--backend", "cpu", "--sizes", "64:1024:64", "--out", out],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(4)
+        progress = self.wait_for_finished_rows(p, "gemm.")
         p.send_signal(signal.SIGINT)
         stdout, stderr = p.communicate(timeout=300)
+        stderr = progress + stderr
         self.assertEqual(p.returncode, 130, stdout + stderr)
         with open(os.path.join(out, "report.md")) as f:
             self.assertIn("Interrupted", f.read())
@@ -356,9 +370,10 @@ class Cli(unittest.TestCase):
         p = subprocess.Popen([TILEKIT, "bench", "gemm", "--backend", "cpu", "--sizes", "64:4096:64",
                               "--kernels", "gemm.cpu.openblas*", "--csv", csv],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(3)
+        progress = self.wait_for_finished_rows(p)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=120)
+        err = progress + err
         self.assertEqual(p.returncode, 130, out + err)
         self.assertIn("interrupted", err)
         self.assertIn("gemm.cpu.openblas.f32", out)
