@@ -172,7 +172,7 @@ void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows,
     out << "GB/s: bytes read + written once over the median time; % copy: relative to "
         << ceiling_id << " moving the same bytes in this run; % base: relative to " << baseline_id
         << ".\nregs, smem: cudaFuncGetAttributes; occ, limiter: theoretical occupancy at the "
-           "launch configuration (cuda_occupancy.h).\n";
+           "launch configuration (tilekit's occupancy calculator).\n";
   }
   print_noise_note(out, rows);
 }

@@ -197,17 +197,24 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
   //    Without CUDA kernels in this build the curve is the technique's: 32 registers a thread,
   //    what ptxas reports for steps 02-04.
   nlohmann::json occupancy = nlohmann::json::array();
+  std::string occupancy_missing = have_arch ? "" : "no architecture to model";  // said in report.md
   auto add_curve = [&](const std::string& label, int regs) {
     nlohmann::json curve = {{"kernel", label}, {"regs", regs}, {"arch", arch.name},
                             {"threads", nlohmann::json::array()},
                             {"occupancy", nlohmann::json::array()}};
+    Status refused;
     for (int b = 32; b <= 1024; b += 32) {
       OccupancyResult o;
-      if (!compute_occupancy(arch, OccupancyQuery{b, regs, 0, 2 * sizeof(float) * size_t(b)}, &o))
+      const Status s =
+          compute_occupancy(arch, OccupancyQuery{b, regs, 0, 2 * sizeof(float) * size_t(b)}, &o);
+      if (!s) {
+        refused = s;
         continue;
+      }
       curve["threads"].push_back(b);
       curve["occupancy"].push_back(o.occupancy);
     }
+    if (curve["threads"].empty()) occupancy_missing = label + ": " + refused.to_string();
     occupancy.push_back(curve);
   };
   if (have_arch) {
@@ -381,7 +388,9 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
   md << "\n## Occupancy against block size (shared-memory tiled steps)\n\n"
      << "![occupancy](occupancy.png)\n\nTheoretical occupancy on " << arch.name
      << " for a block of b threads with 2·b floats of shared memory (the tiled steps' two "
-        "tiles), from cuda_occupancy.h (`tilekit occupancy`).\n";
+        "tiles), from tilekit's occupancy calculator (`tilekit occupancy`).\n";
+  if (!occupancy_missing.empty())
+    md << "\n*The occupancy plot lacks a curve: " << occupancy_missing << "*\n";
 
   // Plots.
   const std::string script = cfg.scripts_dir + "/plot_report.py";

@@ -2,8 +2,9 @@
 # gpu-check.sh — everything tilekit checks on a GPU machine, in one go:
 #   1. `tilekit devices`
 #   2. the GPU test suite (TILEKIT_REQUIRE_GPU=1: a missing GPU fails instead of skipping)
-#   3. compute-sanitizer memcheck and racecheck over a small-size subset of the GPU tests
-#   4. a short benchmark: `tilekit bench gemm --sizes 1024,4096 --kernels 'gemm.cuda.cublas*'`
+#   3. compute-sanitizer memcheck, racecheck and synccheck over a small-size subset of the GPU
+#      tests
+#   4. a short benchmark: `tilekit bench gemm --sizes 1024,4096 --kernels 'gemm.cuda.*'`
 # and prints a summary table last. Full logs go to $OUT (or ./gpu-check-logs).
 #
 # Usage: scripts/gpu-check.sh [BIN_DIR]   (default build/bin; the folder with tilekit and the
@@ -13,7 +14,7 @@ set -uo pipefail
 BIN=${1:-build/bin}
 LOGS=${OUT:-gpu-check-logs}
 BENCH_SIZES=${BENCH_SIZES:-1024,4096}
-BENCH_KERNELS=${BENCH_KERNELS:-gemm.cuda.cublas*}
+BENCH_KERNELS=${BENCH_KERNELS:-gemm.cuda.*}
 mkdir -p "$LOGS"
 export TILEKIT_REQUIRE_GPU=1
 declare -a summary
@@ -40,6 +41,8 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
   step "memcheck (small sizes)" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
     --leak-check full "$BIN/tilekit_gpu_tests" --gtest_filter="$SMALL" --gtest_brief=1
   step "racecheck (small sizes)" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$BIN/tilekit_gpu_tests" --gtest_filter="$SMALL" --gtest_brief=1
+  step "synccheck (small sizes)" synccheck.log compute-sanitizer --tool synccheck --error-exitcode 9 \
     "$BIN/tilekit_gpu_tests" --gtest_filter="$SMALL" --gtest_brief=1
 else
   summary+=("$(printf '%-34s %-6s' "compute-sanitizer" "absent")")

@@ -1,64 +1,62 @@
-// register_all.cpp — the one list of every kernel tilekit has. Add a kernel here and the tests,
-// the benchmarks and `tilekit list` pick it up.
+// register_all.cpp — the one list of every kernel file tilekit has. Each file registers its own
+// kernels through one function, register_<file>(Registry&); add a line here and the tests, the
+// benchmarks and `tilekit list` pick its kernels up (docs/adding_a_kernel.md).
+#include "core/backend.hpp"
 #include "cpu/cpu_kernels.hpp"
 #include "tilekit/registry.hpp"
 #if TILEKIT_WITH_CUDA
 #include "cuda/cuda_kernels.hpp"
-#include "cuda/gemm/ladder.hpp"
-#include "cuda/memory_ladders.hpp"
 #endif
+
+// One line per CUDA kernel file, in the order `tilekit list` shows them.
+#define TILEKIT_CUDA_KERNEL_FILES(FILE)                                                          \
+  /* baselines: vendor libraries, used by "auto" only when allowed */                           \
+  FILE(cublas)                      /* baselines/cublas.cu: GEMM, transpose, dot */             \
+  FILE(dot_cub)                     /* baselines/cub_dot.cu */                                  \
+  /* the GEMM ladder, one technique per step (docs/ladder.md) */                                \
+  FILE(gemm_01_naive)               /* one thread per element */                               \
+  FILE(gemm_02_smem_tiled)          /* shared-memory tiles, multiples only */                  \
+  FILE(gemm_03_smem_tiled_any)      /* ... for any size */                                     \
+  FILE(gemm_04_smem_dynamic)        /* tile side from the occupancy API */                     \
+  FILE(gemm_05_register_blocked)    /* register blocking, 64x64 tile */                        \
+  /* copies, the memory-bandwidth yardsticks */                                                 \
+  FILE(copy_cuda)                   /* memory/copy.cu */                                        \
+  /* the transpose ladder (docs/memory.md) */                                                   \
+  FILE(transpose_01_serial)                                                                     \
+  FILE(transpose_02_thread_per_row)                                                             \
+  FILE(transpose_03_thread_per_element)                                                         \
+  FILE(transpose_04_smem_tiled)                                                                 \
+  FILE(transpose_05_smem_padded)                                                                \
+  FILE(transpose_06_vectorized)                                                                 \
+  /* the dot-product ladder */                                                                  \
+  FILE(dot_01_shared_atomic)                                                                    \
+  FILE(dot_02_warp_shuffle)                                                                     \
+  FILE(dot_03_two_pass)
 
 namespace tilekit {
 
+#if TILEKIT_WITH_CUDA
+namespace cuda {
+#define TILEKIT_DECLARE_REGISTER(file) void register_##file(Registry& r);
+TILEKIT_CUDA_KERNEL_FILES(TILEKIT_DECLARE_REGISTER)
+#undef TILEKIT_DECLARE_REGISTER
+}  // namespace cuda
+#endif
+
 void register_all(Registry& r) {
   // ---- CPU backend ----
-  r.add(cpu::reference_gemm_kernel());  // gemm.cpu.reference.f32 — the oracle
-  r.add(cpu::blocked_gemm_kernel());    // gemm.cpu.blocked.f32.* — our own
-  r.add(cpu::openblas_gemm_kernel());   // gemm.cpu.openblas.f32 — baseline
-  r.add(cpu::transpose_reference_kernel());  // transpose.cpu.reference.f32 — the oracle
-  r.add(cpu::transpose_blocked_kernel());    // transpose.cpu.blocked.f32.32
-  r.add(cpu::dot_reference_kernel());        // dot.cpu.reference.f64acc — the oracle
-  r.add(cpu::dot_openmp_kernel());           // dot.cpu.openmp.f64acc
-  r.add(cpu::copy_memcpy_kernel());          // copy.cpu.memcpy.f32 — the CPU copy ceiling
+  r.set_backend(Backend::kCpu, &cpu::backend());
+  cpu::register_gemm_cpu_reference(r);  // gemm.cpu.reference.* — the oracles, every mode
+  cpu::register_gemm_cpu_blocked(r);    // gemm.cpu.blocked.f32.* — our own
+  cpu::register_gemm_cpu_openblas(r);   // gemm.cpu.openblas.f32 — vendor baseline
+  cpu::register_memory_cpu(r);          // transpose, dot, copy
 
 #if TILEKIT_WITH_CUDA
-  // ---- CUDA backend: baselines ----
-  r.add(cuda::cublas_gemm_kernel(cuda::CublasMath::kPedantic));  // gemm.cuda.cublas.f32
-  r.add(cuda::cublas_gemm_kernel(cuda::CublasMath::kDefault));   // gemm.cuda.cublas_default.f32
-
-  // ---- CUDA backend: the GEMM ladder, one technique per step (docs/ladder.md) ----
-  r.add(cuda::naive_gemm_entry());                  // 01 one thread per element
-  r.add(cuda::smem_tiled_gemm_entry(16));           // 02 shared-memory tiles, multiples only
-  r.add(cuda::smem_tiled_gemm_entry(32));
-  r.add(cuda::smem_tiled_any_gemm_entry(16));       // 03 … for any size
-  r.add(cuda::smem_tiled_any_gemm_entry(32));
-  r.add(cuda::smem_dynamic_gemm_entry());           // 04 tile side from the occupancy API
-  r.add(cuda::register_blocked_gemm_entry(16, 16)); // 05 register blocking, 64x64 tile
-  r.add(cuda::register_blocked_gemm_entry(16, 8));
-  r.add(cuda::register_blocked_gemm_entry(8, 8));
-
-  // ---- CUDA backend: copies, the memory-bandwidth yardsticks ----
-  r.add(cuda::copy_memcpy_entry());              // copy.cuda.memcpy.f32 — the ceiling
-  r.add(cuda::copy_coalesced_entry());
-  r.add(cuda::copy_uncoalesced_entry());
-  r.add(cuda::copy_float4_grid_stride_entry());
-
-  // ---- CUDA backend: the transpose ladder ----
-  r.add(cuda::transpose_cublas_geam_entry());    // baseline
-  r.add(cuda::transpose_serial_entry());         // 01 one thread
-  r.add(cuda::transpose_thread_per_row_entry()); // 02 one thread per row
-  r.add(cuda::transpose_thread_per_element_entry());  // 03 2-D grid
-  r.add(cuda::transpose_smem_tiled_entry());     // 04 tile[32][32]
-  r.add(cuda::transpose_smem_padded_entry());    // 05 tile[32][33]
-  r.add(cuda::transpose_vectorized_entry());     // 06 64x64 tiles, float4
-
-  // ---- CUDA backend: the dot-product ladder ----
-  r.add(cuda::dot_cublas_entry());               // baselines
-  r.add(cuda::dot_cub_entry());
-  r.add(cuda::dot_shared_atomic_entry());        // 01 shared-memory tree + atomicAdd
-  r.add(cuda::dot_warp_shuffle_entry());         // 02 warp shuffles, float4
-  r.add(cuda::dot_two_pass_entry(false));        // 03 two passes, deterministic
-  r.add(cuda::dot_two_pass_entry(true));         //    … accumulating in float64
+  // ---- CUDA backend ----
+  r.set_backend(Backend::kCuda, &cuda::backend());
+#define TILEKIT_CALL_REGISTER(file) cuda::register_##file(r);
+  TILEKIT_CUDA_KERNEL_FILES(TILEKIT_CALL_REGISTER)
+#undef TILEKIT_CALL_REGISTER
 #endif
 }
 

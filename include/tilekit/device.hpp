@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,19 +19,31 @@ namespace tilekit {
 enum class Backend { kCpu, kCuda };
 inline const char* backend_name(Backend b) { return b == Backend::kCpu ? "cpu" : "cuda"; }
 
-// Where a call runs. On the CUDA backend all matrix pointers are device pointers and work is
-// enqueued on `stream` (nullptr = the legacy default stream); calls do not synchronize unless
-// they say so.
+class WorkspacePool;  // scratch memory kernels ask for (src/core/workspace.hpp)
+
+// Where a call runs. On the CUDA backend all matrix pointers are device pointers on `device`
+// and work is enqueued on `stream` (nullptr = the legacy default stream); calls do not
+// synchronize unless they say so, make `device` current while they run and restore the
+// caller's current device before they return.
+//
+// A context owns a workspace pool (grown on demand, never shrunk, freed with the last copy of
+// the context): reuse one context for many calls so that kernels needing scratch memory
+// allocate only once. Like a cuBLAS handle, one context must not be used by two host threads
+// at once; give each thread its own.
 struct Context {
   Backend backend = Backend::kCpu;
   int device = 0;
   CUstream_st* stream = nullptr;
   int cpu_threads = 0;  // CPU backend: OpenMP threads, 0 = the OpenMP default
 
-  static Context cpu(int threads = 0) { return Context{Backend::kCpu, 0, nullptr, threads}; }
+  static Context cpu(int threads = 0) { return Context{Backend::kCpu, 0, nullptr, threads, {}}; }
   static Context cuda(int device = 0, CUstream_st* stream = nullptr) {
-    return Context{Backend::kCuda, device, stream, 0};
+    return Context{Backend::kCuda, device, stream, 0, {}};
   }
+  // The pool, created on first use and shared by the copies made after that.
+  WorkspacePool& workspace_pool() const;
+
+  mutable std::shared_ptr<WorkspacePool> pool_;  // internal: use workspace_pool()
 };
 
 // True when this build of tilekit includes the CUDA backend.
@@ -84,7 +97,10 @@ std::string cublas_version_string();
 std::string openblas_config_string();
 
 // ---- device memory (CUDA backend). Without CUDA these return kNotSupported. ----
+// Allocates on the current device; device_malloc_on allocates on `device` and leaves the
+// caller's current device as it was. A failure names `what` and its size.
 Status device_malloc(void** ptr, size_t bytes, const char* what);
+Status device_malloc_on(int device, void** ptr, size_t bytes, const char* what);
 Status device_free(void* ptr);
 Status copy_host_to_device(void* dst, const void* src, size_t bytes, CUstream_st* stream = nullptr);
 Status copy_device_to_host(void* dst, const void* src, size_t bytes, CUstream_st* stream = nullptr);
@@ -118,10 +134,17 @@ class DeviceBuffer {
   }
   ~DeviceBuffer() { reset(); }
 
-  Status allocate(size_t count, const char* what) {
+  // On the current device, or on `device` (the caller's current device left as it was).
+  Status allocate(size_t count, const char* what) { return allocate_on(-1, count, what); }
+  Status allocate_on(int device, size_t count, const char* what) {
     reset();
     void* p = nullptr;
-    TILEKIT_RETURN_IF_ERROR(device_malloc(&p, count * sizeof(T), what));
+    if (count > static_cast<size_t>(INT64_MAX) / sizeof(T))
+      return out_of_memory(std::string(what) + ": " + std::to_string(count) +
+                           " elements overflow a 64-bit byte size");
+    const size_t bytes = count * sizeof(T);
+    TILEKIT_RETURN_IF_ERROR(device < 0 ? device_malloc(&p, bytes, what)
+                                       : device_malloc_on(device, &p, bytes, what));
     ptr_ = static_cast<T*>(p);
     count_ = count;
     return Status::ok();

@@ -10,6 +10,7 @@
 
 #include "tilekit/matrix.hpp"
 #include "tilekit/status.hpp"
+#include "tilekit/types.hpp"
 
 namespace tilekit {
 
@@ -17,14 +18,22 @@ struct GemmProblem {
   Layout layout = Layout::kRowMajor;
   Op op_a = Op::kN, op_b = Op::kN;
   int64_t m = 0, n = 0, k = 0;
+  // Storage types of A, B, C and the compute mode (types.hpp); float32 throughout by default.
+  GemmTypes types;
   float alpha = 1.0f;
-  const float* a = nullptr;
+  const void* a = nullptr;  // elements of types.a
   int64_t lda = 0;
-  const float* b = nullptr;
+  const void* b = nullptr;  // elements of types.b
   int64_t ldb = 0;
   float beta = 0.0f;
-  float* c = nullptr;
+  void* c = nullptr;        // elements of types.c
   int64_t ldc = 0;
+
+  // The operands as float32, for kernels that declare f32 storage (their registry entry
+  // guarantees types.a/b/c are f32 before launch is called).
+  const float* a_f32() const { return static_cast<const float*>(a); }
+  const float* b_f32() const { return static_cast<const float*>(b); }
+  float* c_f32() const { return static_cast<float*>(c); }
 
   // Shape of A and B as stored (before op): op(A) is m × k, so A is m × k or k × m.
   int64_t a_rows() const { return op_a == Op::kN ? m : k; }
@@ -46,8 +55,9 @@ struct GemmProblem {
   std::string describe() const;
 };
 
-// The BLAS argument rules: m, n, k >= 0; each ld >= its stored line length (>= 1);
-// non-null pointers where they will be read or written. The message names the argument.
+// The BLAS argument rules: m, n, k >= 0; each ld >= its stored line length (>= 1); every
+// operand's span fits in int64; non-null pointers where they will be read or written; a
+// type combination tilekit defines (validate(GemmTypes)). The message names the argument.
 Status validate(const GemmProblem& p);
 
 // True when BLAS says nothing needs doing: m = 0 or n = 0, or (alpha = 0 or k = 0) and beta = 1.

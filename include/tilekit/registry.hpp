@@ -13,20 +13,48 @@
 #include "tilekit/device.hpp"
 #include "tilekit/problems.hpp"
 #include "tilekit/status.hpp"
+#include "tilekit/types.hpp"
 
 namespace tilekit {
+
+// The tiling a kernel uses, structured (0 = not applicable). Generated from the kernel's policy
+// struct, so the id, `tilekit list`, the traffic model and the autotuner read one truth.
+struct TileDesc {
+  int block_m = 0, block_n = 0, block_k = 0;  // the C tile one block (or CPU task) computes
+  int warp_m = 0, warp_n = 0;                 // the C tile one warp computes
+  int thread_m = 0, thread_n = 0;             // the C tile one thread keeps in registers
+  int stages = 0;                             // shared-memory pipeline depth
+  int threads = 0;                            // threads per block
+  int cluster_m = 0, cluster_n = 0;           // thread-block cluster shape (sm_90)
+  int split_k = 0;                            // k-slices summed by a reduction (0/1 = none)
+  bool chosen_at_run_time = false;            // block tile picked when launched (step 04)
+  // "64x64x16, 16x16 threads, 4x4/thread" — empty when nothing is set.
+  std::string describe() const;
+};
+
+// Who a kernel is, declared once when it is registered.
+enum class KernelRole {
+  kOwn,        // tilekit's own: "auto" chooses among these
+  kVendor,     // a vendor library we compare against (cuBLAS, OpenBLAS): only when allowed
+  kReference,  // the verification oracle (double accumulation)
+};
 
 struct KernelInfo {
   std::string id;            // "gemm.cuda.05_register_blocked.f32.64x64x16_t4x4"
   std::string op;            // "gemm"
   Backend backend = Backend::kCpu;
-  std::string dtype;         // "f32"
+  std::string dtype;         // the id's type segment: "f32", "f32_tf32", "bf16", "f64acc"
+  GemmTypes types;           // GEMM: the (A, B, C, compute) it implements, nothing else
+  std::string family;        // "ladder", "simt", "sm90", "cpu", "vendor", "reference", ...
   int step = 0;              // ladder step (0 = reference or baseline)
   std::string tile;          // human-readable tile description, "" when not tiled
+  TileDesc tiling;           // the same, structured
   std::string requirements;  // what can_implement demands, in words
-  int min_sm = 0;            // CUDA: minimum compute capability × 10; 0 = any
-  bool is_baseline = false;  // a vendor library we compare against (cuBLAS, OpenBLAS)
-  bool is_reference = false; // the verification oracle (double accumulation)
+  int min_sm = 0;            // CUDA: lowest compute capability × 10 it runs on; 0 = any
+  int max_sm = 0;            // CUDA: highest (sm_90a code runs on sm_90 only); 0 = any
+  KernelRole role = KernelRole::kOwn;
+  bool is_baseline = false;  // role == kVendor (kept for readers of the old field)
+  bool is_reference = false; // role == kReference
   int auto_rank = 0;         // higher = preferred by kernel "auto" among those that can run
   // GEMM traffic model (tilekit report): the C tile one block (or thread) computes from global
   // memory, so global loads are m·n·k·(1/tile_n + 1/tile_m). 0: not modelled (library kernels);
@@ -46,17 +74,31 @@ struct KernelResources {
   const void* function = nullptr; // the __global__ function (for the CUDA occupancy API)
 };
 
+// Scratch memory a kernel asked for (workspace_bytes), from the context's per-device pool:
+// device memory on the CUDA backend, host memory on the CPU backend. Valid for the call.
+struct Workspace {
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+
 // One registered kernel for problems of type P (GemmProblem, TransposeProblem, DotProblem,
-// CopyProblem).
+// CopyProblem). The dispatch order is fixed (src/core/dispatch.hpp): validate → quick return →
+// type and SM checks → can_implement → workspace → initialize → launch.
 template <typename P>
 struct Kernel {
   KernelInfo info;
   // Ok when this kernel computes `p` correctly on `device` (nullptr for CPU kernels);
   // otherwise a kNotSupported status whose message says why.
   std::function<Status(const P& p, const DeviceInfo* device)> can_implement;
-  // Runs a validated problem (for GEMM: not a quick return, alpha != 0, k > 0).
-  std::function<Status(const P& p, const Context& ctx)> launch;
-  // Optional (GPU kernels): resources of the kernel function at its default configuration.
+  // Optional: scratch bytes `p` needs (split-K partials, a pre-pass); unset means none.
+  std::function<size_t(const P& p, const DeviceInfo* device)> workspace_bytes;
+  // Optional: per-call set-up outside the timed launch (TMA descriptors, smem opt-in).
+  std::function<Status(const P& p, const Context& ctx, Workspace ws)> initialize;
+  // Runs a validated problem (for GEMM: not a quick return, alpha != 0, k > 0) on the
+  // context's device, which dispatch has made current.
+  std::function<Status(const P& p, const Context& ctx, Workspace ws)> launch;
+  // Optional (GPU kernels): resources of the kernel function at its default configuration, on
+  // the current device.
   std::function<Status(KernelResources* out)> resources;
   // Optional: how the kernel configures itself at run time on the current device (e.g. a block
   // size chosen by the occupancy API), for `tilekit list` and `tilekit gemm --verbose`.
@@ -98,6 +140,8 @@ class KernelList {
   std::vector<K> kernels_;
 };
 
+class BackendOps;  // what the core needs from a backend (src/core/backend.hpp)
+
 class Registry {
  public:
   // The process-wide registry, filled once by register_all() on first use.
@@ -126,32 +170,28 @@ class Registry {
     const std::function<Status(std::string*)>* launch_notes;
   };
   std::vector<Entry> match_any(const std::string& glob) const;
+
+  // Each backend's implementation of the core's needs, installed by register_all(); a slot
+  // left empty (CUDA in a CPU-only build) gets one that refuses with a plain reason.
+  void set_backend(Backend b, const BackendOps* ops) { backends_[static_cast<int>(b)] = ops; }
+  const BackendOps* backend(Backend b) const { return backends_[static_cast<int>(b)]; }
+
+ private:
+  const BackendOps* backends_[2] = {nullptr, nullptr};
 };
 
-// Chooses what kernel "auto" runs: the highest auto_rank kernel of `list` on the context's
-// backend whose can_implement accepts `p` on `device`. Fails with every refusal's reason.
+// What the selector chose for a problem, and why (`tilekit gemm --explain` prints it).
 template <typename P>
-Status select_best_kernel(const KernelList<Kernel<P>>& list, const P& p, const Context& ctx,
-                          const DeviceInfo* device, const char* op, const Kernel<P>** out) {
-  const Kernel<P>* best = nullptr;
-  std::string reasons;
-  for (const auto& k : list.all()) {
-    if (k.info.backend != ctx.backend) continue;
-    Status s = k.can_implement(p, device);
-    if (!s) {
-      reasons += "\n  " + k.info.id + ": " + s.message();
-      continue;
-    }
-    if (!best || k.info.auto_rank > best->info.auto_rank) best = &k;
-  }
-  if (!best)
-    return not_supported(std::string(op) + ": no " + backend_name(ctx.backend) +
-                         " kernel can run " + p.describe() + ":" + reasons);
-  *out = best;
-  return Status::ok();
-}
+struct Selection {
+  const Kernel<P>* kernel = nullptr;
+  std::string reason;
+};
 
-// select_best_kernel over the GEMM kernels, checking the context first.
+// The kernel gemm(..., kernel "auto") runs for `p` on ctx: tilekit's own kernels only (vendor
+// kernels when `allow_vendor`), never a lower-precision compute mode than p.types asks for.
+Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, bool allow_vendor,
+                          Selection<GemmProblem>* out);
+// The same without vendor kernels, for callers that need only the kernel.
 Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out);
 
 }  // namespace tilekit

@@ -21,14 +21,23 @@
 namespace tilekit {
 
 struct GemmOptions {
-  std::string kernel = "auto";  // a registry id, or "auto" for the best that can run it
+  std::string kernel = "auto";  // a registry id, or "auto" for the best own kernel that can run it
+  bool allow_vendor = false;    // let "auto" fall back to vendor kernels (cuBLAS, OpenBLAS)
 };
 
-// C = alpha · op(A) · op(B) + beta · C in float32, BLAS argument rules (see problems.hpp).
-// beta = 0 never reads C; alpha = 0 or k = 0 only scales C. On error C is left untouched.
+// C = alpha · op(A) · op(B) + beta · C in float32 with IEEE FP32 arithmetic (compute f32), BLAS
+// argument rules (see problems.hpp). beta = 0 never reads C; alpha = 0 or k = 0 only scales C.
+// On error C is left untouched.
 Status gemm(const Context& ctx, Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
             float* c, int64_t ldc, const GemmOptions& options = {});
+
+// The typed entry point: A, B and C stored as `types` says (f32, bf16, f16; see types.hpp),
+// computed in types.compute. A kernel implements exactly one type combination; a request no
+// kernel serves is refused with kNotSupported naming it, never run in a lower precision.
+Status gemm_ex(const Context& ctx, Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
+               int64_t k, GemmTypes types, float alpha, const void* a, int64_t lda, const void* b,
+               int64_t ldb, float beta, void* c, int64_t ldc, const GemmOptions& options = {});
 
 // The same on typed views: op(a) must be m × k, op(b) k × n, c m × n, all in one layout.
 Status gemm(const Context& ctx, Op op_a, Op op_b, float alpha, MatrixView<const float> a,
@@ -41,6 +50,11 @@ Status gemm(const Context& ctx, const GemmProblem& problem, const GemmOptions& o
 // Runs one registered kernel on `problem`, with validation, quick returns and can_implement
 // applied exactly as gemm() applies them (used by tests and benchmarks).
 Status run_gemm_kernel(const GemmKernel& kernel, const Context& ctx, const GemmProblem& problem);
+
+// Everything before a kernel's launch (validation, checks, workspace, initialize), so that a
+// benchmark's event window holds only `kernel.launch(problem, ctx, *ws)`.
+Status prepare_gemm_kernel(const GemmKernel& kernel, const Context& ctx,
+                           const GemmProblem& problem, Workspace* ws);
 
 struct KernelOptions {
   std::string kernel = "auto";  // a registry id, or "auto" for the best that can run it

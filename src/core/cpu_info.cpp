@@ -4,7 +4,6 @@
 #include <fstream>
 #include <thread>
 
-#include "cpu/cpu_kernels.hpp"
 #include "tilekit/device.hpp"
 
 namespace tilekit {
@@ -24,7 +23,5 @@ CpuInfo query_cpu() {
   info.omp_max_threads = omp_get_max_threads();
   return info;
 }
-
-std::string openblas_config_string() { return cpu::openblas_config(); }
 
 }  // namespace tilekit

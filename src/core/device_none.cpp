@@ -1,27 +1,28 @@
 // device_none.cpp — the CUDA half of device.hpp in a build without CUDA: everything reports
 // plainly that this build has no GPU support.
-#include "core/backend.hpp"
 #include "tilekit/device.hpp"
 
 namespace tilekit {
 namespace {
+
 Status no_cuda(const char* what) {
   return not_supported(std::string(what) +
                        ": tilekit was built without CUDA (configure with -DTILEKIT_CUDA=ON)");
 }
+
 }  // namespace
 
 bool built_with_cuda() { return false; }
 int cuda_device_count() { return 0; }
 Status query_device(int, DeviceInfo*) { return no_cuda("query_device"); }
-Status check_context(const Context& ctx, const DeviceInfo** info) {
-  if (info) *info = nullptr;
-  return ctx.backend == Backend::kCpu ? Status::ok() : no_cuda("context");
-}
 std::string cuda_runtime_version_string() { return "none"; }
 std::string cuda_driver_version_string() { return "none"; }
 std::string cublas_version_string() { return "none"; }
 Status device_malloc(void** ptr, size_t, const char*) {
+  *ptr = nullptr;
+  return no_cuda("device_malloc");
+}
+Status device_malloc_on(int, void** ptr, size_t, const char*) {
   *ptr = nullptr;
   return no_cuda("device_malloc");
 }
@@ -39,9 +40,5 @@ Status check_device_allocation(int, size_t, const std::string&) {
 Status device_synchronize(const Context& ctx) {
   return ctx.backend == Backend::kCpu ? Status::ok() : no_cuda("device_synchronize");
 }
-
-namespace cuda {
-Status scale_c(const GemmProblem&, const Context&) { return no_cuda("gemm"); }
-}  // namespace cuda
 
 }  // namespace tilekit

@@ -1,56 +1,36 @@
-// gemm.cpp — the public GEMM entry points: validate, quick-return, choose a kernel, launch.
-#include "core/backend.hpp"
-#include "cpu/cpu_kernels.hpp"
+// gemm.cpp — the public GEMM entry points: build the problem, then the one dispatch path
+// (core/dispatch.hpp): validate, quick-return, choose a kernel, check it, launch.
+#include "core/dispatch.hpp"
 #include "tilekit/tilekit.hpp"
 
 namespace tilekit {
-namespace {
 
-// Everything between a validated problem and a kernel's launch, shared by gemm() and
-// run_gemm_kernel() so a kernel under test sees exactly what a user's call would give it.
-// `kernel` null = choose with select_gemm_kernel().
-Status dispatch(const GemmKernel* kernel, const Context& ctx, const GemmProblem& p) {
-  TILEKIT_RETURN_IF_ERROR(validate(p));
-  const DeviceInfo* device = nullptr;
-  TILEKIT_RETURN_IF_ERROR(check_context(ctx, &device));
-  if (kernel && kernel->info.backend != ctx.backend)
-    return invalid_argument("gemm: kernel " + kernel->info.id + " runs on the " +
-                            backend_name(kernel->info.backend) + " backend, the context is " +
-                            backend_name(ctx.backend));
+// BLAS quick returns: nothing to do (m = 0, n = 0, or C unchanged), or C = beta·C only when
+// alpha = 0 or k = 0 — A and B are never read then.
+Status finish_trivial(const GemmProblem& p, const Context& ctx, bool* done) {
+  *done = true;
   if (is_quick_return(p)) return Status::ok();
-  if (only_scales_c(p)) {  // alpha = 0 or k = 0: C = beta·C, A and B are never read
-    if (ctx.backend == Backend::kCpu) {
-      cpu::scale_c(p, ctx);
-      return Status::ok();
-    }
-    return cuda::scale_c(p, ctx);
-  }
-  if (kernel) {
-    Status s = kernel->can_implement(p, device);
-    if (!s) return Status(s.code(), kernel->info.id + " cannot run " + p.describe() + ": " +
-                                        s.message());
-  } else {
-    TILEKIT_RETURN_IF_ERROR(select_gemm_kernel(p, ctx, &kernel));
-  }
-  return kernel->launch(p, ctx);
+  if (only_scales_c(p)) return backend_ops(ctx.backend).scale_c(p, ctx);
+  *done = false;
+  return Status::ok();
 }
-
-}  // namespace
 
 Status gemm(const Context& ctx, const GemmProblem& problem, const GemmOptions& options) {
   const GemmKernel* kernel = nullptr;
-  if (options.kernel != "auto" && !options.kernel.empty()) {
-    kernel = Registry::instance().find_gemm(options.kernel);
-    if (!kernel)
-      return invalid_argument("gemm: unknown kernel '" + options.kernel +
-                              "' (`tilekit list` shows the registered ids)");
-  }
-  return dispatch(kernel, ctx, problem);
+  TILEKIT_RETURN_IF_ERROR(find_kernel(Registry::instance().gemm, options.kernel, "gemm", &kernel));
+  return dispatch(Registry::instance().gemm, kernel, ctx, problem, options.allow_vendor, "gemm");
 }
 
 Status gemm(const Context& ctx, Layout layout, Op op_a, Op op_b, int64_t m, int64_t n, int64_t k,
             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
             float* c, int64_t ldc, const GemmOptions& options) {
+  return gemm_ex(ctx, layout, op_a, op_b, m, n, k, GemmTypes{}, alpha, a, lda, b, ldb, beta, c,
+                 ldc, options);
+}
+
+Status gemm_ex(const Context& ctx, Layout layout, Op op_a, Op op_b, int64_t m, int64_t n,
+               int64_t k, GemmTypes types, float alpha, const void* a, int64_t lda, const void* b,
+               int64_t ldb, float beta, void* c, int64_t ldc, const GemmOptions& options) {
   GemmProblem p;
   p.layout = layout;
   p.op_a = op_a;
@@ -58,6 +38,7 @@ Status gemm(const Context& ctx, Layout layout, Op op_a, Op op_b, int64_t m, int6
   p.m = m;
   p.n = n;
   p.k = k;
+  p.types = types;
   p.alpha = alpha;
   p.a = a;
   p.lda = lda;
@@ -91,7 +72,18 @@ Status gemm(const Context& ctx, Op op_a, Op op_b, float alpha, MatrixView<const 
 }
 
 Status run_gemm_kernel(const GemmKernel& kernel, const Context& ctx, const GemmProblem& problem) {
-  return dispatch(&kernel, ctx, problem);
+  return dispatch(Registry::instance().gemm, &kernel, ctx, problem, true, "gemm");
+}
+
+Status prepare_gemm_kernel(const GemmKernel& kernel, const Context& ctx, const GemmProblem& p,
+                           Workspace* ws) {
+  TILEKIT_RETURN_IF_ERROR(validate(p));
+  const DeviceInfo* device = nullptr;
+  TILEKIT_RETURN_IF_ERROR(check_context(ctx, &device));
+  DeviceScope scope(ctx);
+  TILEKIT_RETURN_IF_ERROR(scope.status());
+  TILEKIT_RETURN_IF_ERROR(check_kernel(kernel, p, ctx, device));
+  return prepare_kernel(kernel, p, ctx, device, ws);
 }
 
 }  // namespace tilekit

@@ -31,6 +31,7 @@ std::string GemmProblem::describe() const {
   std::ostringstream s;
   s << layout_name(layout) << "-major " << op_char(op_a) << op_char(op_b) << ' ' << m << 'x' << n
     << 'x' << k;
+  if (types != GemmTypes{}) s << ' ' << types_tag(types);
   return s.str();
 }
 
@@ -42,6 +43,8 @@ Status validate(const GemmProblem& p) {
       return invalid_argument(std::string("gemm: ") + name + " = " + std::to_string(value) +
                               " must be >= 0");
   }
+  if (Status types = validate(p.types); !types)
+    return Status(types.code(), "gemm: " + types.message());
   const char* layout = p.layout == Layout::kRowMajor ? "row-major" : "column-major";
   auto check_ld = [&](const char* name, int64_t ld, int64_t min_ld, const char* what,
                       int64_t rows, int64_t cols) -> Status {

@@ -1,10 +1,32 @@
 
 #include "core/backend.hpp"
+#include "core/dispatch.hpp"
 #include "tilekit/registry.hpp"
 
 namespace tilekit {
 
 void register_all(Registry& registry);  // src/register_all.cpp
+const BackendOps& unavailable_cuda_backend();  // src/core/device_none.cpp or the CUDA backend
+
+const BackendOps& backend_ops(Backend b) {
+  const BackendOps* ops = Registry::instance().backend(b);
+  return ops ? *ops : unavailable_cuda_backend();  // only CUDA can be missing (CPU-only build)
+}
+
+std::string TileDesc::describe() const {
+  if (chosen_at_run_time) return "side chosen at run time";
+  std::string s;
+  auto add = [&s](const std::string& piece) { s += (s.empty() ? "" : ", ") + piece; };
+  auto dims = [](int a, int b) { return std::to_string(a) + "x" + std::to_string(b); };
+  if (block_m) add(dims(block_m, block_n) + (block_k ? "x" + std::to_string(block_k) : ""));
+  if (warp_m) add("warp " + dims(warp_m, warp_n));
+  if (threads) add(std::to_string(threads) + " threads");
+  if (thread_m) add(dims(thread_m, thread_n) + "/thread");
+  if (stages) add(std::to_string(stages) + " stages");
+  if (cluster_m) add("cluster " + dims(cluster_m, cluster_n));
+  if (split_k > 1) add("split-k " + std::to_string(split_k));
+  return s;
+}
 
 const Registry& Registry::instance() {
   static const Registry registry = [] {
@@ -82,10 +104,19 @@ bool glob_match(const std::string& pattern, const std::string& text) {
   return p == pattern.size();
 }
 
-Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out) {
+Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, bool allow_vendor,
+                          Selection<GemmProblem>* out) {
+  TILEKIT_RETURN_IF_ERROR(validate(p));
   const DeviceInfo* device = nullptr;
   TILEKIT_RETURN_IF_ERROR(check_context(ctx, &device));
-  return select_best_kernel(Registry::instance().gemm, p, ctx, device, "gemm", out);
+  return select_kernel(Registry::instance().gemm, p, ctx, device, allow_vendor, "gemm", out);
+}
+
+Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out) {
+  Selection<GemmProblem> chosen;
+  TILEKIT_RETURN_IF_ERROR(select_gemm_kernel(p, ctx, false, &chosen));
+  *out = chosen.kernel;
+  return Status::ok();
 }
 
 }  // namespace tilekit

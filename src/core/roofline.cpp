@@ -1,18 +1,16 @@
 // roofline.cpp — the backend-independent half of the roofline ceilings.
 #include "tilekit/roofline.hpp"
 
-#include "cpu/cpu_kernels.hpp"
+#include "core/backend.hpp"
 
 namespace tilekit {
 
-#if !TILEKIT_WITH_CUDA
 Status measure_fp32_peak(const Context& ctx, double* gflops) {
-  if (ctx.backend != Backend::kCpu)
-    return not_supported("FP32 peak on the GPU: tilekit was built without CUDA");
-  *gflops = cpu::fma_peak_gflops(ctx);
-  return Status::ok();
+  TILEKIT_RETURN_IF_ERROR(check_context(ctx, nullptr));
+  DeviceScope scope(ctx);
+  TILEKIT_RETURN_IF_ERROR(scope.status());
+  return backend_ops(ctx.backend).measure_fp32_peak(ctx, gflops);
 }
-#endif
 
 double datasheet_fp32_peak_gflops(const DeviceInfo& d) {
   // FP32 lanes per SM by architecture (CUDA Programming Guide, arithmetic instruction throughput).

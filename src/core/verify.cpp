@@ -6,14 +6,11 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 
 #include "core/backend.hpp"
 #include "core/strides.hpp"
-#include "cpu/cpu_kernels.hpp"
 #include "tilekit/sizes.hpp"
-#if TILEKIT_WITH_CUDA
-#include "cuda/cuda_kernels.hpp"
-#endif
 
 namespace tilekit {
 
@@ -31,23 +28,19 @@ Status compute_gemm_reference(const Context& ctx, const GemmProblem& p, GemmRefe
   TILEKIT_RETURN_IF_ERROR(checked_resize(out->magnitude, count, "the reference magnitudes"));
   if (count == 0) return Status::ok();
   const size_t elements = static_cast<size_t>(count);
-  if (ctx.backend == Backend::kCpu) {
-    cpu::reference_gemm_f64(p, out->value.data(), out->magnitude.data());
-    return Status::ok();
-  }
-#if TILEKIT_WITH_CUDA
   TILEKIT_RETURN_IF_ERROR(check_context(ctx, nullptr));
+  DeviceScope scope(ctx);
+  TILEKIT_RETURN_IF_ERROR(scope.status());
+  const BackendOps& backend = backend_ops(ctx.backend);
+  if (ctx.backend == Backend::kCpu)
+    return backend.reference_gemm_f64(p, out->value.data(), out->magnitude.data(), ctx);
   TILEKIT_RETURN_IF_ERROR(check_device_allocation(ctx.device, bytes, "the reference of C"));
-  DeviceBuffer<double> value, magnitude;
+  DeviceBuffer<double> value, magnitude;  // the backend's memory: device memory on a GPU
   TILEKIT_RETURN_IF_ERROR(value.allocate(elements, "the reference result"));
   TILEKIT_RETURN_IF_ERROR(magnitude.allocate(elements, "the reference magnitudes"));
-  TILEKIT_RETURN_IF_ERROR(cuda::reference_gemm_f64(p, value.get(), magnitude.get(), ctx));
+  TILEKIT_RETURN_IF_ERROR(backend.reference_gemm_f64(p, value.get(), magnitude.get(), ctx));
   TILEKIT_RETURN_IF_ERROR(value.download(out->value.data(), elements, ctx.stream));
   return magnitude.download(out->magnitude.data(), elements, ctx.stream);
-#else
-  (void)elements;
-  return check_context(ctx, nullptr);
-#endif
 }
 
 double dot_error_bound_factor(int64_t n) {
@@ -66,9 +59,12 @@ class GemmCheckAccumulator {
   GemmCheckAccumulator(int64_t k, const CheckOptions& options)
       // Rounding of alpha·sum and of beta·C0 and the final add: k + 2 roundings at most. The
       // tiny absolute term covers results that underflow into the subnormal range.
-      : gamma_(options.safety * gamma_bound(k + 2)),
+      // 3xTF32 adds its split's error per input; a bf16 C adds its own rounding.
+      : gamma_(options.safety * (gamma_bound(k + 2) + 2.0 * options.input_roundoff)),
+        output_u_(options.safety *
+                  (options.c_type == DType::kBF16 ? std::ldexp(1.0, -8) : 0.0)),
         underflow_slack_(static_cast<double>(k + 2) * std::numeric_limits<float>::min()),
-        exact_(options.exact) {}
+        exact_(options.exact), round_to_c_(options.c_type == DType::kBF16) {}
 
   // Compares the tile of C whose top-left element is (row0, col0) with its reference, a dense
   // row-major tile of ref.m × ref.n.
@@ -92,6 +88,8 @@ class GemmCheckAccumulator {
  private:
   void add_element(float got, double want, double mag, int64_t i, int64_t j) {
     ++r_.checked;
+    // Exact mode compares with the exact result as C's type stores it.
+    if (exact_ && round_to_c_) want = round_to_bf16(static_cast<float>(want));
     bool bad;
     double err = 0.0, ratio = 0.0;
     if (!std::isfinite(want)) {  // user data with Inf/NaN: the result must be non-finite too
@@ -105,7 +103,7 @@ class GemmCheckAccumulator {
       ratio = bad ? std::numeric_limits<double>::infinity() : 0.0;
     } else {
       err = std::fabs(static_cast<double>(got) - want);
-      const double bound = gamma_ * mag + underflow_slack_;
+      const double bound = gamma_ * mag + output_u_ * std::fabs(want) + underflow_slack_;
       ratio = err / bound;
       bad = err > bound;
     }
@@ -124,8 +122,8 @@ class GemmCheckAccumulator {
     if (std::isfinite(ratio)) r_.worst_ratio = std::max(r_.worst_ratio, ratio);
   }
 
-  const double gamma_, underflow_slack_;
-  const bool exact_;
+  const double gamma_, output_u_, underflow_slack_;
+  const bool exact_, round_to_c_;
   double max_ref_ = 0.0;
   GemmCheck r_;
 };
@@ -138,10 +136,15 @@ GemmProblem tile_of(const GemmProblem& p, int64_t row0, int64_t rows, int64_t co
   GemmProblem t = p;
   t.m = rows;
   t.n = cols;
-  t.a = p.a + row0 * op_strides(p.layout, p.op_a, p.lda).row;
-  t.b = p.b + col0 * op_strides(p.layout, p.op_b, p.ldb).col;
+  auto advance = [](auto* base, int64_t elements, DType type) {
+    using Byte = std::conditional_t<std::is_const_v<std::remove_pointer_t<decltype(base)>>,
+                                    const unsigned char, unsigned char>;
+    return static_cast<Byte*>(base) + elements * static_cast<int64_t>(dtype_size(type));
+  };
+  t.a = advance(p.a, row0 * op_strides(p.layout, p.op_a, p.lda).row, p.types.a);
+  t.b = advance(p.b, col0 * op_strides(p.layout, p.op_b, p.ldb).col, p.types.b);
   const Strides sc = op_strides(p.layout, Op::kN, p.ldc);
-  t.c = p.c + row0 * sc.row + col0 * sc.col;
+  t.c = advance(p.c, row0 * sc.row + col0 * sc.col, p.types.c);
   return t;
 }
 
@@ -173,6 +176,15 @@ Status verify_gemm_result(const Context& ctx, const GemmProblem& inputs, const f
     }
   *out = check.finish();
   return Status::ok();
+}
+
+CheckOptions check_options_for(const GemmTypes& types, bool exact) {
+  CheckOptions o;
+  o.exact = exact;
+  o.input_roundoff =
+      types.compute == Compute::kF32x3TF32 ? input_unit_roundoff(types.a, types.compute) : 0.0;
+  o.c_type = types.c;
+  return o;
 }
 
 std::string GemmCheck::summary() const {

@@ -1,4 +1,4 @@
-// cpu_kernels.hpp — the CPU backend's GEMM kernels and helpers (internal).
+// cpu_kernels.hpp — the CPU backend's helpers and registration functions (internal).
 #pragma once
 
 #include <string>
@@ -6,25 +6,24 @@
 #include "tilekit/device.hpp"
 #include "tilekit/registry.hpp"
 
+namespace tilekit {
+class BackendOps;
+}
+
 namespace tilekit::cpu {
 
-// gemm.cpu.reference.f32 — double accumulation, any layout/op: the test oracle.
-GemmKernel reference_gemm_kernel();
-// gemm.cpu.blocked.f32.* — packed, cache-blocked, OpenMP-parallel; our own CPU GEMM.
-GemmKernel blocked_gemm_kernel();
-// gemm.cpu.openblas.f32 — OpenBLAS cblas_sgemm, the CPU baseline.
-GemmKernel openblas_gemm_kernel();
+// Each kernel file registers its own kernels (src/register_all.cpp lists the files).
+void register_gemm_cpu_reference(Registry& r);  // gemm_reference.cpp — the oracles, every mode
+void register_gemm_cpu_blocked(Registry& r);    // gemm_blocked.cpp — our own
+void register_gemm_cpu_openblas(Registry& r);   // gemm_openblas.cpp — the vendor baseline
+void register_memory_cpu(Registry& r);          // memory_kernels.cpp — transpose, dot, copy
 
-// Transpose, dot and copy (src/cpu/memory_kernels.cpp).
-TransposeKernel transpose_reference_kernel();
-TransposeKernel transpose_blocked_kernel();
-DotKernel dot_reference_kernel();
-DotKernel dot_openmp_kernel();
-CopyKernel copy_memcpy_kernel();
+// The CPU backend's implementation of the core's needs (cpu_backend.cpp).
+const BackendOps& backend();
 
 // alpha·op(A)·op(B) + beta·C0 in double (`value`), and |alpha|·|op(A)|·|op(B)| + |beta|·|C0|
-// (`magnitude`, may be null), both dense row-major m × n. C0 is read from p.c only when
-// beta != 0. Host pointers. OpenMP-parallel over rows.
+// (`magnitude`, may be null), both dense row-major m × n, inputs rounded as p.types says. C0
+// is read from p.c only when beta != 0. Host pointers. OpenMP-parallel over rows.
 void reference_gemm_f64(const GemmProblem& p, double* value, double* magnitude);
 
 // C = beta · C over the m × n matrix at p.c (beta = 0 writes zeros without reading C).
@@ -36,9 +35,7 @@ double fma_peak_gflops(const Context& ctx);
 // Threads for an OpenMP region under `ctx` (ctx.cpu_threads, else the OpenMP default).
 int thread_count(const Context& ctx);
 
-}  // namespace tilekit::cpu
-
-namespace tilekit::cpu {
 // openblas_get_config(): "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64".
 std::string openblas_config();
+
 }  // namespace tilekit::cpu

@@ -80,7 +80,7 @@ void pack_b_panel(const float* b, Strides sb, int64_t p0, int64_t kc, int64_t j0
       panel[p * kNr + j] = j < cols ? b[(p0 + p) * sb.row + (j0 + jp + j) * sb.col] : 0.0f;
 }
 
-Status blocked_launch(const GemmProblem& p, const Context& ctx) {
+Status blocked_launch(const GemmProblem& p, const Context& ctx, Workspace) {
   const Strides sa = op_strides(p.layout, p.op_a, p.lda);
   const Strides sb = op_strides(p.layout, p.op_b, p.ldb);
   const Strides sc = op_strides(p.layout, Op::kN, p.ldc);
@@ -103,7 +103,7 @@ Status blocked_launch(const GemmProblem& p, const Context& ctx) {
 #pragma omp parallel num_threads(threads)
       {
 #pragma omp for schedule(static)
-        for (int64_t jp = 0; jp < nc; jp += kNr) pack_b_panel(p.b, sb, pc, kc, jc, nc, jp, b_pack.data());
+        for (int64_t jp = 0; jp < nc; jp += kNr) pack_b_panel(p.b_f32(), sb, pc, kc, jc, nc, jp, b_pack.data());
         // (implicit barrier: every thread needs all of b_pack)
         float* a_buf = a_pack[static_cast<size_t>(omp_get_thread_num())].data();
         int64_t packed_block = -1;
@@ -112,7 +112,7 @@ Status blocked_launch(const GemmProblem& p, const Context& ctx) {
           for (int64_t jn = 0; jn < n_chunks; ++jn) {
             const int64_t ic = ib * kMc, mc = std::min(kMc, p.m - ic);
             if (packed_block != ib) {  // consecutive chunks of one row block reuse its packing
-              pack_a(p.a, sa, ic, mc, pc, kc, a_buf);
+              pack_a(p.a_f32(), sa, ic, mc, pc, kc, a_buf);
               packed_block = ib;
             }
             const int64_t j_end = std::min(nc, (jn + 1) * kNchunk);
@@ -123,7 +123,7 @@ Status blocked_launch(const GemmProblem& p, const Context& ctx) {
                 float acc[kMr * kNr];
                 micro_kernel(kc, a_buf + ir * kc, b_pack.data() + jr * kc, acc);
                 for (int64_t i = 0; i < rows; ++i) {
-                  float* c_row = p.c + (ic + ir + i) * sc.row + (jc + jr) * sc.col;
+                  float* c_row = p.c_f32() + (ic + ir + i) * sc.row + (jc + jr) * sc.col;
                   for (int64_t j = 0; j < cols; ++j) {
                     float& c = c_row[j * sc.col];
                     const float ab = p.alpha * acc[i * kNr + j];
@@ -143,15 +143,25 @@ Status blocked_launch(const GemmProblem& p, const Context& ctx) {
 
 }  // namespace
 
-GemmKernel blocked_gemm_kernel() {
-  const std::string micro = std::to_string(kMr) + "x" + std::to_string(kNr);
-  GemmKernel k = make_entry<GemmProblem>(
-      "gemm.cpu.blocked.f32." + micro + "_kc" + std::to_string(kKc), "gemm", Backend::kCpu, 1,
-      "micro " + micro + ", block " + std::to_string(kMc) + "x" + std::to_string(kNc) + "x" +
-          std::to_string(kKc),
-      "any layout, op, size and leading dimension", 10);
+// gemm.cpu.blocked.f32.6x16_kc256 — our own CPU GEMM.
+void register_gemm_cpu_blocked(Registry& r) {
+  EntrySpec s;
+  s.family = "cpu";
+  s.name = "blocked";
+  s.step = 1;
+  s.suffix = std::to_string(kMr) + "x" + std::to_string(kNr) + "_kc" + std::to_string(kKc);
+  s.tiling.block_m = kMc;
+  s.tiling.block_n = kNc;
+  s.tiling.block_k = kKc;
+  s.tiling.thread_m = kMr;  // the micro-kernel's register tile
+  s.tiling.thread_n = kNr;
+  s.tile = "micro " + std::to_string(kMr) + "x" + std::to_string(kNr) + ", block " +
+           std::to_string(kMc) + "x" + std::to_string(kNc) + "x" + std::to_string(kKc);
+  s.requirements = "any layout, op, size and leading dimension";
+  s.auto_rank = 10;
+  GemmKernel k = make_entry<GemmProblem>(s);
   k.launch = blocked_launch;
-  return k;
+  r.add(std::move(k));
 }
 
 }  // namespace tilekit::cpu

@@ -36,13 +36,13 @@ class ScopedOpenblasThreads {
   const int previous_openblas_, previous_openmp_;
 };
 
-Status openblas_launch(const GemmProblem& p, const Context& ctx) {
+Status openblas_launch(const GemmProblem& p, const Context& ctx, Workspace) {
   const ScopedOpenblasThreads threads(ctx.cpu_threads);
   // cblas takes int (blasint) sizes; can_implement has checked they fit.
   cblas_sgemm(p.layout == Layout::kRowMajor ? CblasRowMajor : CblasColMajor, to_cblas(p.op_a),
               to_cblas(p.op_b), static_cast<blasint>(p.m), static_cast<blasint>(p.n),
-              static_cast<blasint>(p.k), p.alpha, p.a, static_cast<blasint>(p.lda), p.b,
-              static_cast<blasint>(p.ldb), p.beta, p.c, static_cast<blasint>(p.ldc));
+              static_cast<blasint>(p.k), p.alpha, p.a_f32(), static_cast<blasint>(p.lda), p.b_f32(),
+              static_cast<blasint>(p.ldb), p.beta, p.c_f32(), static_cast<blasint>(p.ldc));
   return Status::ok();
 }
 
@@ -59,15 +59,19 @@ Status openblas_can_implement(const GemmProblem& p, const DeviceInfo*) {
 
 }  // namespace
 
-GemmKernel openblas_gemm_kernel() {
-  // auto_rank 20: the fastest CPU GEMM we have.
-  GemmKernel k = make_entry<GemmProblem>(
-      "gemm.cpu.openblas.f32", "gemm", Backend::kCpu, 0, "",
-      "sizes and leading dimensions within OpenBLAS's integer range", 20);
-  k.info.is_baseline = true;
+// gemm.cpu.openblas.f32 — the CPU baseline (vendor: "auto" uses it only when allowed).
+void register_gemm_cpu_openblas(Registry& r) {
+  EntrySpec s;
+  s.family = "vendor";
+  s.name = "openblas";
+  s.tile = "-";
+  s.requirements = "sizes and leading dimensions within OpenBLAS's integer range";
+  s.role = KernelRole::kVendor;
+  s.auto_rank = 20;
+  GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = openblas_can_implement;
   k.launch = openblas_launch;
-  return k;
+  r.add(std::move(k));
 }
 
 std::string openblas_config() { return openblas_get_config(); }

@@ -14,34 +14,43 @@
 namespace tilekit::cpu {
 namespace {
 
+// A CPU entry for a memory-bound op: `name` and `dtype` make the id ("reference", "f64acc").
 template <typename P>
-Kernel<P> cpu_kernel(const std::string& id, int step, const std::string& tile, const char* op,
-                     int rank, std::function<Status(const P&, const Context&)> launch) {
-  Kernel<P> k = make_entry<P>(id, op, Backend::kCpu, step, tile, "any size", rank);
-  k.launch = std::move(launch);
-  return k;
+Kernel<P> cpu_kernel(const std::string& name, const std::string& dtype, int step, KernelRole role,
+                     int rank) {
+  EntrySpec s;
+  s.family = role == KernelRole::kOwn ? "cpu" : role == KernelRole::kVendor ? "vendor" : "reference";
+  s.name = name;
+  s.dtype = dtype;
+  s.step = step;
+  s.tile = "-";
+  s.requirements = "any size";
+  s.role = role;
+  s.auto_rank = rank;
+  return make_entry<P>(s);
 }
 
 constexpr int64_t kTransposeBlock = 32;
 
 }  // namespace
 
+namespace {
+
 TransposeKernel transpose_reference_kernel() {
-  auto k = cpu_kernel<TransposeProblem>(
-      "transpose.cpu.reference.f32", 0, "", "transpose", 0,
-      [](const TransposeProblem& p, const Context&) {
+  auto k = cpu_kernel<TransposeProblem>("reference", "f32", 0, KernelRole::kReference, 0);
+  k.launch = [](const TransposeProblem& p, const Context&, Workspace) {
         for (int64_t r = 0; r < p.rows; ++r)
           for (int64_t c = 0; c < p.cols; ++c) p.b[c * p.ldb + r] = p.a[r * p.lda + c];
         return Status::ok();
-      });
-  k.info.is_reference = true;
+      };
   return k;
 }
 
 TransposeKernel transpose_blocked_kernel() {
-  return cpu_kernel<TransposeProblem>(
-      "transpose.cpu.blocked.f32.32", 1, "32x32 blocks", "transpose", 10,
-      [](const TransposeProblem& p, const Context& ctx) {
+  auto k = cpu_kernel<TransposeProblem>("blocked", "f32", 1, KernelRole::kOwn, 10);
+  k.info.id += "." + std::to_string(kTransposeBlock);
+  k.info.tile = "32x32 blocks";
+  k.launch = [](const TransposeProblem& p, const Context& ctx, Workspace) {
         const int64_t row_blocks = (p.rows + kTransposeBlock - 1) / kTransposeBlock;
         const int64_t col_blocks = (p.cols + kTransposeBlock - 1) / kTransposeBlock;
 #pragma omp parallel for collapse(2) schedule(static) num_threads(thread_count(ctx))
@@ -60,42 +69,52 @@ TransposeKernel transpose_blocked_kernel() {
               for (int64_t r = 0; r < nr; ++r) p.b[(c0 + c) * p.ldb + r0 + r] = tile[c][r];
           }
         return Status::ok();
-      });
+      };
+  return k;
 }
 
 DotKernel dot_reference_kernel() {
-  auto k = cpu_kernel<DotProblem>("dot.cpu.reference.f64acc", 0, "", "dot", 0,
-                                  [](const DotProblem& p, const Context&) {
+  auto k = cpu_kernel<DotProblem>("reference", "f64acc", 0, KernelRole::kReference, 0);
+  k.launch = [](const DotProblem& p, const Context&, Workspace) {
                                     double sum = 0.0;
                                     for (int64_t i = 0; i < p.n; ++i)
                                       sum += static_cast<double>(p.x[i]) * p.y[i];
                                     *p.result = static_cast<float>(sum);
                                     return Status::ok();
-                                  });
-  k.info.is_reference = true;
+  };
   return k;
 }
 
 DotKernel dot_openmp_kernel() {
-  return cpu_kernel<DotProblem>("dot.cpu.openmp.f64acc", 1, "", "dot", 10,
-                                [](const DotProblem& p, const Context& ctx) {
+  auto k = cpu_kernel<DotProblem>("openmp", "f64acc", 1, KernelRole::kOwn, 10);
+  k.launch = [](const DotProblem& p, const Context& ctx, Workspace) {
                                   double sum = 0.0;
 #pragma omp parallel for reduction(+ : sum) schedule(static) num_threads(thread_count(ctx))
                                   for (int64_t i = 0; i < p.n; ++i)
                                     sum += static_cast<double>(p.x[i]) * p.y[i];
                                   *p.result = static_cast<float>(sum);
                                   return Status::ok();
-                                });
+  };
+  return k;
 }
 
 CopyKernel copy_memcpy_kernel() {
-  auto k = cpu_kernel<CopyProblem>("copy.cpu.memcpy.f32", 0, "", "copy", 10,
-                                   [](const CopyProblem& p, const Context&) {
-                                     std::memcpy(p.y, p.x, static_cast<size_t>(p.n) * sizeof(float));
-                                     return Status::ok();
-                                   });
-  k.info.is_baseline = true;
+  auto k = cpu_kernel<CopyProblem>("memcpy", "f32", 0, KernelRole::kVendor, 10);
+  k.launch = [](const CopyProblem& p, const Context&, Workspace) {
+    std::memcpy(p.y, p.x, static_cast<size_t>(p.n) * sizeof(float));
+    return Status::ok();
+  };
   return k;
+}
+
+}  // namespace
+
+void register_memory_cpu(Registry& r) {
+  r.add(transpose_reference_kernel());  // the oracle
+  r.add(transpose_blocked_kernel());
+  r.add(dot_reference_kernel());        // the oracle
+  r.add(dot_openmp_kernel());
+  r.add(copy_memcpy_kernel());          // the CPU copy ceiling
 }
 
 }  // namespace tilekit::cpu

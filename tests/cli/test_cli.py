@@ -230,6 +230,12 @@ class Cli(unittest.TestCase):
         with open(png, "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
+    def test_occupancy_carveout(self):
+        import json
+        doc = json.loads(run("occupancy", "--arch", "sm_90", "--threads", "64", "--regs", "0",
+                             "--dyn-smem", "20000", "--carveout", "50", "--json").stdout)
+        self.assertEqual((doc["smem_config_per_sm"], doc["limit_shared_memory"]), (135168, 6))
+
     def test_occupancy_cannot_launch_says_why(self):
         r = run("occupancy", "--arch", "sm_90", "--threads", "1024", "--regs", "255")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -242,7 +248,8 @@ class Cli(unittest.TestCase):
                            (["--arch", "sm_90", "--regs", "300"], "--regs 300"),
                            (["--arch", "sm_90", "--regs", "-1"], "--regs -1"),
                            (["--arch", "sm_90", "--dyn-smem", "300000"], "per-block limit"),
-                           (["--arch", "sm_90", "--smem", "-5"], ">= 0")]:
+                           (["--arch", "sm_90", "--smem", "-5"], ">= 0"),
+                           (["--arch", "sm_90", "--carveout", "101"], "--carveout 101")]:
             self.assert_usage_error(run("occupancy", *args), frag)
 
     def test_banks_lecture_cases(self):
@@ -292,6 +299,9 @@ class Cli(unittest.TestCase):
             meta = json.load(f)
         self.assertGreater(meta["ceilings"]["peak_gflops"], 0)
         self.assertGreater(meta["ceilings"]["bandwidth_gbps"], 0)
+        self.assertTrue(meta["occupancy"], "no occupancy curve")
+        for curve in meta["occupancy"]:
+            self.assertEqual(len(curve["threads"]), 32, curve["kernel"])
 
     def test_report_ctrl_c_still_writes_the_report(self):
         out = self.path("partial")

@@ -241,7 +241,7 @@ TEST(Scaling, AlphaZeroScalesOnlyTheMatrixNotThePadding) {
 }
 TEST(Scaling, BetaZeroWithNaNInCGivesFiniteResultForEveryCpuKernel) {
   for (const auto& k : Registry::instance().gemm_kernels()) {
-    if (k.info.backend != Backend::kCpu) continue;
+    if (k.info.backend != Backend::kCpu || k.info.types != GemmTypes{}) continue;  // f32 data
     Fixture f;
     std::fill(f.c.begin(), f.c.end(), kNaN);
     ASSERT_TRUE(run_gemm_kernel(k, Context::cpu(), f.p).is_ok()) << k.info.id;

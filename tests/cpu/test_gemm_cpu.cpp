@@ -3,6 +3,8 @@
 // leading dimensions, alpha/beta variety, exact small-integer mode.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "support/gemm_case.hpp"
 
 namespace tilekit::testing {
@@ -36,7 +38,12 @@ void expect_pass(const GemmCase& c, const GemmKernel* kernel) {
 }
 
 TEST_P(CpuKernel, AllLayoutsAndOpsOnSquareSizes) {
+  // The other modes' references check themselves here (their own oracle): 509 adds nothing but
+  // minutes; the f32 reference and every real kernel take it.
+  const bool self_check = GetParam()->info.role == KernelRole::kReference &&
+                          GetParam()->info.types != GemmTypes{};
   for (int64_t s : {1, 7, 33, 127, 509})
+    if (!(self_check && s == 509))
     for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
       for (Op op_a : {Op::kN, Op::kT})
         for (Op op_b : {Op::kN, Op::kT}) {
@@ -119,14 +126,75 @@ TEST(CpuAuto, GemmAutoServesEveryLayoutAndOp) {
       }
 }
 
-TEST(CpuAuto, PicksTheHighestRankedKernelThatCanRun) {
+// A problem description the selector accepts (validate() wants pointers where data is read).
+GemmProblem selectable_problem(GemmTypes types) {
+  static float data[64] = {};
   GemmProblem p;
   p.m = p.n = p.k = 8;
   p.lda = p.ldb = p.ldc = 8;
-  const GemmKernel* chosen = nullptr;
-  ASSERT_TRUE(select_gemm_kernel(p, Context::cpu(), &chosen).is_ok());
+  p.types = types;
+  p.a = p.b = p.c = data;
+  return p;
+}
+
+TEST(CpuAuto, PicksTheHighestRankedOwnKernelThatCanRun) {
+  const GemmProblem p = selectable_problem(GemmTypes{});
+  Selection<GemmProblem> chosen;
+  ASSERT_TRUE(select_gemm_kernel(p, Context::cpu(), false, &chosen).is_ok());
+  EXPECT_EQ(chosen.kernel->info.role, KernelRole::kOwn) << chosen.kernel->info.id;
+  EXPECT_NE(chosen.reason.find("own kernel"), std::string::npos) << chosen.reason;
   for (const auto& k : Registry::instance().gemm_kernels())
-    if (k.info.backend == Backend::kCpu) EXPECT_LE(k.info.auto_rank, chosen->info.auto_rank);
+    if (k.info.backend == Backend::kCpu && k.info.role == KernelRole::kOwn &&
+        k.info.types == p.types)
+      EXPECT_LE(k.info.auto_rank, chosen.kernel->info.auto_rank);
+}
+
+TEST(CpuAuto, VendorKernelsOnlyWhenAllowed) {
+  const GemmProblem p = selectable_problem(GemmTypes{});
+  Selection<GemmProblem> own, any;
+  ASSERT_TRUE(select_gemm_kernel(p, Context::cpu(), false, &own).is_ok());
+  ASSERT_TRUE(select_gemm_kernel(p, Context::cpu(), true, &any).is_ok());
+  EXPECT_NE(own.kernel->info.role, KernelRole::kVendor);
+  EXPECT_EQ(own.kernel, any.kernel) << "own kernels come first even when vendors are allowed";
+}
+
+TEST(CpuAuto, ModesWithoutAnOwnKernelFallToTheirReferenceNeverToALowerMode) {
+  for (Compute mode : {Compute::kTF32, Compute::kF32x3TF32, Compute::kBF16}) {
+    const GemmProblem p = selectable_problem({DType::kF32, DType::kF32, DType::kF32, mode});
+    Selection<GemmProblem> chosen;
+    ASSERT_TRUE(select_gemm_kernel(p, Context::cpu(), true, &chosen).is_ok());
+    EXPECT_EQ(chosen.kernel->info.types, p.types) << chosen.kernel->info.id;
+    EXPECT_EQ(chosen.kernel->info.role, KernelRole::kReference) << chosen.kernel->info.id;
+    EXPECT_NE(chosen.reason.find("only the reference"), std::string::npos) << chosen.reason;
+  }
+}
+
+TEST(CpuAuto, AKernelOfOtherTypesIsRefusedNamingBoth) {
+  GemmProblem p = selectable_problem(GemmTypes{});
+  const GemmKernel* tf32 = Registry::instance().find_gemm("gemm.cpu.reference.f32_tf32");
+  ASSERT_NE(tf32, nullptr);
+  const Status s = run_gemm_kernel(*tf32, Context::cpu(), p);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("compute tf32"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("compute f32"), std::string::npos) << s.message();
+}
+
+// The modes' rounding, checked on values whose rounded products differ from FP32's.
+TEST(CpuReference, RoundsInputsAsTheModeSays) {
+  const float a_value = 1.0f + std::ldexp(1.0f, -12) + std::ldexp(1.0f, -20);  // TF32 drops both
+  float a[1] = {a_value}, b[1] = {1.0f}, c[1] = {0.0f};
+  auto run = [&](Compute mode) {
+    GemmProblem p = selectable_problem({DType::kF32, DType::kF32, DType::kF32, mode});
+    p.m = p.n = p.k = 1;
+    p.lda = p.ldb = p.ldc = 1;
+    p.a = a, p.b = b, p.c = c;
+    EXPECT_TRUE(gemm(Context::cpu(), p).is_ok());
+    return c[0];
+  };
+  EXPECT_EQ(run(Compute::kF32), a_value);
+  EXPECT_EQ(run(Compute::kF32x3TF32), a_value);   // FP32-accurate: nothing rounded
+  EXPECT_EQ(run(Compute::kTF32), 1.0f);           // 10-bit mantissa
+  EXPECT_EQ(run(Compute::kBF16), 1.0f);           // 7-bit mantissa
 }
 
 }  // namespace

@@ -46,12 +46,33 @@ TEST(Registry, EveryKernelIsCompleteAndUniquelyNamed) {
   for (const auto& k : Registry::instance().gemm_kernels()) {
     EXPECT_TRUE(ids.insert(k.info.id).second) << "duplicate id " << k.info.id;
     EXPECT_EQ(k.info.op, "gemm") << k.info.id;
-    EXPECT_EQ(k.info.dtype, "f32") << k.info.id;
+    EXPECT_EQ(k.info.dtype, types_tag(k.info.types)) << k.info.id;
+    EXPECT_TRUE(validate(k.info.types).is_ok()) << k.info.id;
+    EXPECT_EQ(k.info.is_baseline, k.info.role == KernelRole::kVendor) << k.info.id;
     EXPECT_EQ(k.info.id.rfind(std::string("gemm.") + backend_name(k.info.backend) + ".", 0), 0u)
         << k.info.id << " should start with gemm.<backend>.";
     EXPECT_TRUE(static_cast<bool>(k.can_implement)) << k.info.id;
     EXPECT_TRUE(static_cast<bool>(k.launch)) << k.info.id;
     EXPECT_FALSE(k.info.requirements.empty()) << k.info.id;
+  }
+}
+
+TEST(Registry, EveryComputeModeHasACpuReference) {
+  const Registry& r = Registry::instance();
+  for (const char* id : {"gemm.cpu.reference.f32", "gemm.cpu.reference.f32_tf32",
+                         "gemm.cpu.reference.f32_3xtf32", "gemm.cpu.reference.f32_bf16",
+                         "gemm.cpu.reference.bf16", "gemm.cpu.reference.f16",
+                         "gemm.cpu.reference.bf16_cbf16"}) {
+    const GemmKernel* k = r.find_gemm(id);
+    ASSERT_NE(k, nullptr) << id;
+    EXPECT_EQ(k->info.role, KernelRole::kReference) << id;
+  }
+}
+
+TEST(Registry, TileDescriptionsAreStructured) {
+  for (const auto& k : Registry::instance().gemm_kernels()) {
+    if (k.info.family != "ladder" && k.info.family != "cpu") continue;
+    EXPECT_TRUE(k.info.tiling.block_m > 0 || k.info.tiling.chosen_at_run_time) << k.info.id;
   }
 }
 

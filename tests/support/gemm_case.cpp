@@ -40,6 +40,58 @@ uint64_t test_seed() {
   return seed;
 }
 
+namespace {
+
+// Host bytes of `values` stored as `type` (the inputs a kernel of that type reads).
+std::vector<unsigned char> encode(const std::vector<float>& values, DType type) {
+  std::vector<unsigned char> out(values.size() * dtype_size(type));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type == DType::kF32) {
+      std::memcpy(&out[i * 4], &values[i], 4);
+    } else {
+      const uint16_t bits =
+          type == DType::kBF16 ? float_to_bf16(values[i]).bits : float_to_f16(values[i]).bits;
+      std::memcpy(&out[i * 2], &bits, 2);
+    }
+  }
+  return out;
+}
+
+std::vector<float> decode(const std::vector<unsigned char>& bytes, DType type) {
+  std::vector<float> out(bytes.size() / dtype_size(type));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (type == DType::kF32) {
+      std::memcpy(&out[i], &bytes[i * 4], 4);
+    } else {
+      uint16_t bits;
+      std::memcpy(&bits, &bytes[i * 2], 2);
+      out[i] = type == DType::kBF16 ? bf16_to_float(bf16_t{bits}) : f16_to_float(f16_t{bits});
+    }
+  }
+  return out;
+}
+
+void fill(std::vector<float>& v, bool exact, uint64_t seed) {
+  if (exact) fill_small_integers(v.data(), v.size(), seed);
+  else fill_uniform(v.data(), v.size(), seed);
+}
+
+// The operand bytes on ctx's backend: the host vector itself, or a device copy.
+struct Staged {
+  std::vector<unsigned char> host;
+  DeviceBuffer<unsigned char> device;
+  Status stage(const Context& ctx) {
+    if (ctx.backend != Backend::kCuda) return Status::ok();
+    TILEKIT_RETURN_IF_ERROR(device.allocate(host.size(), "test operand"));
+    return device.upload(host.data(), host.size());
+  }
+  unsigned char* data(const Context& ctx) {
+    return ctx.backend == Backend::kCuda ? device.get() : host.data();
+  }
+};
+
+}  // namespace
+
 CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel* kernel) {
   CaseResult r;
   GemmProblem p;
@@ -49,95 +101,75 @@ CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel
   p.m = c.m;
   p.n = c.n;
   p.k = c.k;
+  p.types = kernel ? kernel->info.types : c.types;
   p.alpha = c.alpha;
   p.beta = c.beta;
   p.lda = p.min_lda() + c.ld_pad;
   p.ldb = p.min_ldb() + c.ld_pad;
   p.ldc = p.min_ldc() + c.ld_pad;
+  const DType c_type = p.types.c;
+  const size_t c_size = dtype_size(c_type);
 
   // A and B: random everywhere, padding included (a kernel must not read padding into results).
   std::vector<float> a(static_cast<size_t>(std::max<int64_t>(p.a_span(), 1)));
   std::vector<float> b(static_cast<size_t>(std::max<int64_t>(p.b_span(), 1)));
-  if (c.exact) {
-    fill_small_integers(a.data(), a.size(), c.seed * 4 + 0);
-    fill_small_integers(b.data(), b.size(), c.seed * 4 + 1);
-  } else {
-    fill_uniform(a.data(), a.size(), c.seed * 4 + 0);
-    fill_uniform(b.data(), b.size(), c.seed * 4 + 1);
-  }
-  // C: [guard][span][guard]; the span's padding and the guards hold the sentinel.
+  fill(a, c.exact, c.seed * 4 + 0);
+  fill(b, c.exact, c.seed * 4 + 1);
+  // C: [guard][span][guard]; the span's padding and the guards hold the sentinel, and beta = 0
+  // poisons C's elements with NaN (it must not be read).
   const int64_t span = p.c_span();
-  std::vector<float> c_buf(static_cast<size_t>(span + 2 * kGuard), kSentinel);
-  std::vector<bool> is_element(c_buf.size(), false);
+  std::vector<float> c_init(static_cast<size_t>(span + 2 * kGuard), kSentinel);
+  std::vector<bool> is_element(c_init.size(), false);
   std::vector<float> c0(static_cast<size_t>(std::max<int64_t>(span, 1)), kSentinel);
   {
     std::vector<float> vals(static_cast<size_t>(p.m * p.n));
-    if (c.exact) fill_small_integers(vals.data(), vals.size(), c.seed * 4 + 2);
-    else fill_uniform(vals.data(), vals.size(), c.seed * 4 + 2);
+    fill(vals, c.exact, c.seed * 4 + 2);
     for (int64_t i = 0; i < p.m; ++i)
       for (int64_t j = 0; j < p.n; ++j) {
         const int64_t off = c.layout == Layout::kRowMajor ? i * p.ldc + j : j * p.ldc + i;
         const float v = vals[static_cast<size_t>(i * p.n + j)];
         c0[static_cast<size_t>(off)] = v;
-        // beta = 0 must not read C: poison it.
-        c_buf[static_cast<size_t>(kGuard + off)] =
+        c_init[static_cast<size_t>(kGuard + off)] =
             c.beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : v;
         is_element[static_cast<size_t>(kGuard + off)] = true;
       }
   }
+  Staged sa{encode(a, p.types.a), {}}, sb{encode(b, p.types.b), {}};
+  Staged sc{encode(c_init, c_type), {}}, sc0{encode(c0, c_type), {}};
+  const std::vector<unsigned char> c_before = sc.host;
+  if (!(r.status = sa.stage(ctx)) || !(r.status = sb.stage(ctx)) || !(r.status = sc.stage(ctx)) ||
+      !(r.status = sc0.stage(ctx)))
+    return r;
+  p.a = sa.data(ctx);
+  p.b = sb.data(ctx);
+  p.c = sc.data(ctx) + kGuard * c_size;
 
-  // Run on the requested backend.
-  GemmOptions options;
-  const bool gpu = ctx.backend == Backend::kCuda;
-  DeviceBuffer<float> d_a, d_b, d_c;
-  if (gpu) {
-    if (!(r.status = d_a.allocate(a.size(), "A")) || !(r.status = d_b.allocate(b.size(), "B")) ||
-        !(r.status = d_c.allocate(c_buf.size(), "C")) ||
-        !(r.status = d_a.upload(a.data(), a.size())) ||
-        !(r.status = d_b.upload(b.data(), b.size())) ||
-        !(r.status = d_c.upload(c_buf.data(), c_buf.size())))
-      return r;
-    p.a = d_a.get();
-    p.b = d_b.get();
-    p.c = d_c.get() + kGuard;
-  } else {
-    p.a = a.data();
-    p.b = b.data();
-    p.c = c_buf.data() + kGuard;
-  }
   // Reference from C0 on the same backend: the CPU oracle, or its GPU twin (tested against
   // the CPU one) so that large GPU cases do not wait minutes for the CPU.
   GemmReference ref;
   {
     GemmProblem ref_p = p;
-    DeviceBuffer<float> d_c0;
-    ref_p.c = c0.data();
-    if (gpu) {
-      if (!(r.status = d_c0.allocate(c0.size(), "C0")) ||
-          !(r.status = d_c0.upload(c0.data(), c0.size())))
-        return r;
-      ref_p.c = d_c0.get();
-    }
-    r.status = compute_gemm_reference(ctx, ref_p, &ref);
-    if (!r.status) return r;
+    ref_p.c = sc0.data(ctx);
+    if (!(r.status = compute_gemm_reference(ctx, ref_p, &ref))) return r;
   }
+  GemmOptions options;
   r.status = kernel ? run_gemm_kernel(*kernel, ctx, p) : gemm(ctx, p, options);
   if (r.status.code() == StatusCode::kNotSupported && kernel) {
     r.skipped = true;
     return r;
   }
   if (!r.status) return r;
-  if (gpu) {
+  if (ctx.backend == Backend::kCuda) {
     if (!(r.status = device_synchronize(ctx)) ||
-        !(r.status = d_c.download(c_buf.data(), c_buf.size())))
+        !(r.status = sc.device.download(sc.host.data(), sc.host.size())))
       return r;
   }
-  for (size_t i = 0; i < c_buf.size(); ++i)
-    if (!is_element[i] && std::memcmp(&c_buf[i], &kSentinel, sizeof(float)) != 0)
+  for (size_t i = 0; i < c_init.size(); ++i)
+    if (!is_element[i] && std::memcmp(&sc.host[i * c_size], &c_before[i * c_size], c_size) != 0)
       ++r.guard_violations;
-  CheckOptions opts;
-  opts.exact = c.exact;
-  r.check = check_gemm_result(c_buf.data() + kGuard, p.ldc, p.layout, ref, p.k, opts);
+  const std::vector<float> c_out = decode(sc.host, c_type);
+  r.check = check_gemm_result(c_out.data() + kGuard, p.ldc, p.layout, ref, p.k,
+                              check_options_for(p.types, c.exact));
   return r;
 }
 

@@ -23,6 +23,7 @@ struct GemmCase {
   int64_t ld_pad = 0;  // extra elements on every leading dimension
   bool exact = false;  // small-integer inputs, bit-for-bit comparison
   uint64_t seed = 0;   // 0 = not chosen yet (describe() then omits it)
+  GemmTypes types;     // for gemm() with "auto"; a named kernel runs in its own types
   std::string describe() const;
 };
 
@@ -37,7 +38,8 @@ struct CaseResult {
   std::string message() const;
 };
 
-// kernel == nullptr runs gemm() with kernel "auto".
+// kernel == nullptr runs gemm() with kernel "auto" in c.types; a kernel runs in the types it
+// implements (its inputs are staged in them).
 CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel* kernel);
 
 // A seed that differs per run (time-based) unless TILEKIT_TEST_SEED is set; printed on failure.

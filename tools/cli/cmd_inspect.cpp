@@ -14,7 +14,7 @@ int run_inspect(const std::string& glob) {
     return fail(Status(StatusCode::kNotSupported,
                        "inspect reads kernel attributes from a GPU and none is present; "
                        "`tilekit occupancy --arch sm_90 --threads T --regs R --smem S` works "
-                       "without one"));
+                       "without one, and without the CUDA toolkit"));
   DeviceInfo d;
   Status s = query_device(0, &d);
   if (!s) return fail(s);
@@ -62,8 +62,9 @@ int run_inspect(const std::string& glob) {
     ++shown;
   }
   std::cout << "regs, smem, local (spill bytes/thread), maxTPB: cudaFuncGetAttributes; block: the "
-               "kernel's own launch configuration;\nblk/SM, occ, limiter: cuda_occupancy.h at that "
-               "configuration; API block: the block size its launch configurator would pick.\n";
+               "kernel's own launch configuration;\nblk/SM, occ, limiter: tilekit's occupancy "
+               "calculator (`tilekit occupancy`) at that configuration; API block: the block "
+               "size NVIDIA's launch configurator would pick.\n";
   if (shown == 0 && kernels.empty()) {
     std::cerr << "tilekit: no kernel matches '" << glob << "'\n";
     return kExitUsage;

@@ -20,6 +20,7 @@ struct OccupancyOptions {
   int threads = 256;
   int regs = 32;
   long long smem = 0, dyn_smem = 0;
+  int carveout = kCarveoutDefault;
   bool json = false;
   bool sweep = false;
   std::string plot;
@@ -62,7 +63,11 @@ void print_one(const ArchProperties& a, const OccupancyQuery& q, const Occupancy
             << a.smem_per_sm << " B shared memory per SM)\n"
             << "block: " << q.threads << " threads, " << q.regs << " registers/thread, "
             << q.smem << " B static + " << q.dyn_smem << " B dynamic shared memory"
-            << (r.opted_in ? " (above 48 KB: counted as opted in)" : "") << "\n\n";
+            << (r.opted_in ? " (above 48 KB: counted as opted in)" : "")
+            << (q.carveout_percent == kCarveoutDefault
+                    ? ""
+                    : "; carveout " + std::to_string(q.carveout_percent) + "%")
+            << "\n\n";
   std::cout << "resident blocks per SM  " << r.blocks_per_sm << "\n"
             << "active warps per SM     " << r.warps_per_sm << " of " << a.max_warps_per_sm()
             << "\n"
@@ -78,9 +83,14 @@ void print_one(const ArchProperties& a, const OccupancyQuery& q, const Occupancy
             << " per SM)\n"
             << "  shared memory  " << std::setw(8) << limit_text(r.limit_shared_memory) << "   ("
             << r.allocated_smem_per_block << " B allocated per block incl. "
-            << a.reserved_smem_per_block << " B reserved, " << a.smem_per_sm << " B per SM)\n"
+            << a.reserved_smem_per_block << " B reserved, " << r.smem_config_per_sm
+            << " B per SM)\n"
             << "  blocks         " << std::setw(8) << limit_text(r.limit_blocks)
-            << "   (the architecture's cap)\n\n";
+            << "   (the architecture's cap)\n";
+  if (r.limit_barriers >= 0)
+    std::cout << "  barriers       " << std::setw(8) << limit_text(r.limit_barriers)
+              << "   (" << a.barriers_per_sm << " block-barrier slots per SM, 1 per block)\n";
+  std::cout << "\n";
   const long long num = r.device_active_blocks * q.threads;
   const long long den = static_cast<long long>(a.max_threads_per_sm) * a.sm_count;
   std::cout << "Sheffield: maxActiveBlocks·TPB / (maxThreadsPerSM·multiProcessorCount)\n"
@@ -104,6 +114,9 @@ nlohmann::json to_json(const ArchProperties& a, const OccupancyQuery& q, const O
           {"limit_registers", r.limit_registers},
           {"limit_shared_memory", r.limit_shared_memory},
           {"limit_blocks", r.limit_blocks},
+          {"limit_barriers", r.limit_barriers},
+          {"carveout", q.carveout_percent},
+          {"smem_config_per_sm", r.smem_config_per_sm},
           {"opted_in", r.opted_in},
           {"why_zero", r.why_zero},
           {"sm_count", a.sm_count},
@@ -143,6 +156,7 @@ int run_occupancy(const OccupancyOptions& o) {
   q.regs = o.regs;
   q.smem = static_cast<size_t>(o.smem);
   q.dyn_smem = static_cast<size_t>(o.dyn_smem);
+  q.carveout_percent = o.carveout;
 
   if (!o.sweep && o.plot.empty()) {
     OccupancyResult r;
@@ -202,6 +216,9 @@ void add_occupancy_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--smem", o->smem, "static shared memory per block, bytes")->capture_default_str();
   cmd->add_option("--dyn-smem", o->dyn_smem, "dynamic shared memory per block, bytes")
       ->capture_default_str();
+  cmd->add_option("--carveout", o->carveout,
+                  "preferred shared-memory carveout, % of the SM's shared memory "
+                  "(cudaFuncAttributePreferredSharedMemoryCarveout; default: the driver's choice)");
   cmd->add_flag("--json", o->json, "one JSON object (an array with --sweep)");
   cmd->add_flag("--sweep", o->sweep, "the curve over block sizes 32..1024");
   cmd->add_option("--plot", o->plot, "draw the sweep to this PNG (python3 + matplotlib)");

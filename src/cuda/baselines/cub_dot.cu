@@ -6,7 +6,6 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/memory_ladders.hpp"
 
 namespace tilekit::cuda {
 namespace {
@@ -17,7 +16,7 @@ struct Product {
   __host__ __device__ float operator()(int64_t i) const { return x[i] * y[i]; }
 };
 
-Status launch_cub_dot(const DotProblem& p, const Context& ctx) {
+Status launch_cub_dot(const DotProblem& p, const Context& ctx, Workspace) {
   auto products = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
                                                   Product{p.x, p.y});
   size_t temp_bytes = 0;
@@ -33,13 +32,22 @@ Status launch_cub_dot(const DotProblem& p, const Context& ctx) {
   return Status::ok();
 }
 
-}  // namespace
 
 DotKernel dot_cub_entry() {
-  auto k = cuda_entry<DotProblem>("dot.cuda.cub.f32", "dot", 0, "", "any n", 9);
-  k.info.is_baseline = true;
+  EntrySpec s = cuda_spec("vendor", "cub", 0);
+  s.tile = "-";
+  s.requirements = "any n";
+  s.role = KernelRole::kVendor;
+  s.auto_rank = 9;
+  auto k = make_entry<DotProblem>(s);
   k.launch = launch_cub_dot;
   return k;
+}
+
+}  // namespace
+
+void register_dot_cub(Registry& r) {
+  r.add(dot_cub_entry());
 }
 
 }  // namespace tilekit::cuda

@@ -11,7 +11,6 @@
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/cuda_kernels.hpp"
-#include "cuda/memory_ladders.hpp"
 #include "tilekit/device.hpp"
 
 namespace tilekit {
@@ -28,6 +27,11 @@ std::string cublas_version_string() {
 
 namespace cuda {
 namespace {
+
+enum class CublasMath {
+  kPedantic,  // CUBLAS_PEDANTIC_MATH: IEEE fp32 throughout, no tensor cores
+  kDefault,   // CUBLAS_DEFAULT_MATH: whatever cuBLAS picks for fp32 (no TF32 unless enabled)
+};
 
 Status cublas_status(cublasStatus_t s, const char* call) {
   return Status(StatusCode::kCublasError,
@@ -84,26 +88,29 @@ Status cublas_launch(const GemmProblem& p, const Context& ctx, CublasMath math) 
       h, math == CublasMath::kPedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH));
   if (p.layout == Layout::kColMajor) {
     TILEKIT_CUBLAS_TRY(cublasSgemm_64(h, to_cublas(p.op_a), to_cublas(p.op_b), p.m, p.n, p.k,
-                                      &p.alpha, p.a, p.lda, p.b, p.ldb, &p.beta, p.c, p.ldc));
+                                      &p.alpha, p.a_f32(), p.lda, p.b_f32(), p.ldb, &p.beta,
+                                      p.c_f32(), p.ldc));
   } else {
     TILEKIT_CUBLAS_TRY(cublasSgemm_64(h, to_cublas(p.op_b), to_cublas(p.op_a), p.n, p.m, p.k,
-                                      &p.alpha, p.b, p.ldb, p.a, p.lda, &p.beta, p.c, p.ldc));
+                                      &p.alpha, p.b_f32(), p.ldb, p.a_f32(), p.lda, &p.beta,
+                                      p.c_f32(), p.ldc));
   }
   TILEKIT_CUDA_CHECK_LAUNCH("cublasSgemm_64");
   return Status::ok();
 }
 
-}  // namespace
-
 GemmKernel cublas_gemm_kernel(CublasMath math) {
   const bool pedantic = math == CublasMath::kPedantic;
-  GemmKernel k = cuda_entry<GemmProblem>(
-      pedantic ? "gemm.cuda.cublas.f32" : "gemm.cuda.cublas_default.f32", "gemm", 0, "",
-      pedantic ? "any shape; CUBLAS_PEDANTIC_MATH (fp32 FFMA, no tensor cores)"
-               : "any shape; CUBLAS_DEFAULT_MATH",
-      pedantic ? 10 : 20);
-  k.info.is_baseline = true;
-  k.launch = [math](const GemmProblem& p, const Context& ctx) { return cublas_launch(p, ctx, math); };
+  EntrySpec s = cuda_spec("vendor", pedantic ? "cublas" : "cublas_default", 0);
+  s.tile = "-";
+  s.requirements = pedantic ? "any shape; CUBLAS_PEDANTIC_MATH (fp32 FFMA, no tensor cores)"
+                            : "any shape; CUBLAS_DEFAULT_MATH";
+  s.role = KernelRole::kVendor;
+  s.auto_rank = pedantic ? 10 : 20;
+  GemmKernel k = make_entry<GemmProblem>(s);
+  k.launch = [math](const GemmProblem& p, const Context& ctx, Workspace) {
+    return cublas_launch(p, ctx, math);
+  };
   return k;
 }
 
@@ -113,15 +120,18 @@ GemmKernel cublas_gemm_kernel(CublasMath math) {
 // the column-major matrix Aᵀ. So C (column-major rows × cols, ldc = ldb) = op(Aᵀ) with op = T.
 // beta = 0 and B = C with transb = N is cuBLAS's documented in-place form: B is not read.
 TransposeKernel transpose_cublas_geam_entry() {
-  auto k = cuda_entry<TransposeProblem>("transpose.cuda.cublas_geam.f32", "transpose", 0, "",
-                                        "any shape with 32-bit sizes", 10);
-  k.info.is_baseline = true;
+  EntrySpec s = cuda_spec("vendor", "cublas_geam", 0);
+  s.tile = "-";
+  s.requirements = "any shape with 32-bit sizes";
+  s.role = KernelRole::kVendor;
+  s.auto_rank = 10;
+  auto k = make_entry<TransposeProblem>(s);
   k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) -> Status {
     if (p.rows > INT32_MAX || p.cols > INT32_MAX || p.lda > INT32_MAX || p.ldb > INT32_MAX)
       return not_supported("cublasSgeam takes 32-bit sizes");
     return Status::ok();
   };
-  k.launch = [](const TransposeProblem& p, const Context& ctx) -> Status {
+  k.launch = [](const TransposeProblem& p, const Context& ctx, Workspace) -> Status {
     cublasHandle_t h = nullptr;
     TILEKIT_RETURN_IF_ERROR(handle_for(ctx.device, &h));
     TILEKIT_CUBLAS_TRY(cublasSetStream(h, ctx.stream));
@@ -138,9 +148,13 @@ TransposeKernel transpose_cublas_geam_entry() {
 
 // dot.cuda.cublas.f32 — cublasSdot with the result in device memory.
 DotKernel dot_cublas_entry() {
-  auto k = cuda_entry<DotProblem>("dot.cuda.cublas.f32", "dot", 0, "", "any n", 10);
-  k.info.is_baseline = true;
-  k.launch = [](const DotProblem& p, const Context& ctx) -> Status {
+  EntrySpec s = cuda_spec("vendor", "cublas", 0);
+  s.tile = "-";
+  s.requirements = "any n";
+  s.role = KernelRole::kVendor;
+  s.auto_rank = 10;
+  auto k = make_entry<DotProblem>(s);
+  k.launch = [](const DotProblem& p, const Context& ctx, Workspace) -> Status {
     cublasHandle_t h = nullptr;
     TILEKIT_RETURN_IF_ERROR(handle_for(ctx.device, &h));
     TILEKIT_CUBLAS_TRY(cublasSetStream(h, ctx.stream));
@@ -153,6 +167,16 @@ DotKernel dot_cublas_entry() {
     return Status::ok();
   };
   return k;
+}
+
+}  // namespace
+
+// gemm.cuda.cublas{,_default}.f32, transpose.cuda.cublas_geam.f32, dot.cuda.cublas.f32
+void register_cublas(Registry& r) {
+  r.add(cublas_gemm_kernel(CublasMath::kPedantic));
+  r.add(cublas_gemm_kernel(CublasMath::kDefault));
+  r.add(transpose_cublas_geam_entry());
+  r.add(dot_cublas_entry());
 }
 
 }  // namespace cuda

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "cpu/cpu_kernels.hpp"
+#include "cuda/cuda_kernels.hpp"
 #include "cuda/common/cuda_check.hpp"
 #include "tilekit/roofline.hpp"
 
@@ -32,11 +32,7 @@ __global__ void fma_peak_kernel(float* g_sink, float seed) {
 }  // namespace
 }  // namespace cuda
 
-Status measure_fp32_peak(const Context& ctx, double* gflops) {
-  if (ctx.backend == Backend::kCpu) {
-    *gflops = cpu::fma_peak_gflops(ctx);
-    return Status::ok();
-  }
+Status cuda::measure_fp32_peak(const Context& ctx, double* gflops) {
   int sms = 0;
   TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device));
   const int blocks = sms * 16;  // 4096 threads' worth per SM: all lanes busy

@@ -20,12 +20,15 @@ __global__ void scale_c_kernel(float* g_c, int64_t m, int64_t n, int64_t row_str
 }  // namespace
 
 Status scale_c(const GemmProblem& p, const Context& ctx) {
+  if (p.types.c != DType::kF32)
+    return not_supported(std::string("scaling C in ") + dtype_name(p.types.c) +
+                         " on the GPU (no CUDA kernel writes that type yet)");
   const Strides sc = op_strides(p.layout, Op::kN, p.ldc);
   const int64_t total = p.m * p.n;
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((total + threads - 1) / threads, 65535);
   scale_c_kernel<<<static_cast<unsigned>(blocks), threads, 0, ctx.stream>>>(
-      p.c, p.m, p.n, sc.row, sc.col, p.beta);
+      p.c_f32(), p.m, p.n, sc.row, sc.col, p.beta);
   TILEKIT_CUDA_CHECK_LAUNCH("scale_c_kernel");
   return Status::ok();
 }

@@ -7,8 +7,7 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/gemm/ladder.hpp"
-#include "cuda/memory_ladders.hpp"
+#include "cuda/common/kernel_entry.hpp"
 
 namespace tilekit::cuda {
 namespace {
@@ -45,7 +44,7 @@ Status check_grid(int64_t blocks) {
   return Status::ok();
 }
 
-Status launch_coalesced(const CopyProblem& p, const Context& ctx) {
+Status launch_coalesced(const CopyProblem& p, const Context& ctx, Workspace) {
   const int64_t blocks = (p.n + kThreads - 1) / kThreads;
   TILEKIT_RETURN_IF_ERROR(check_grid(blocks));
   copy_coalesced_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, ctx.stream>>>(p.x, p.y, p.n);
@@ -53,7 +52,7 @@ Status launch_coalesced(const CopyProblem& p, const Context& ctx) {
   return Status::ok();
 }
 
-Status launch_uncoalesced(const CopyProblem& p, const Context& ctx) {
+Status launch_uncoalesced(const CopyProblem& p, const Context& ctx, Workspace) {
   const int64_t blocks = (p.n + kThreads - 1) / kThreads;
   TILEKIT_RETURN_IF_ERROR(check_grid(blocks));
   copy_uncoalesced_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, ctx.stream>>>(p.x, p.y, p.n);
@@ -61,7 +60,7 @@ Status launch_uncoalesced(const CopyProblem& p, const Context& ctx) {
   return Status::ok();
 }
 
-Status launch_float4(const CopyProblem& p, const Context& ctx) {
+Status launch_float4(const CopyProblem& p, const Context& ctx, Workspace) {
   const int64_t n4 = p.n / 4;
   if (n4 > 0) {
     int device = 0, sms = 0;
@@ -80,11 +79,13 @@ Status launch_float4(const CopyProblem& p, const Context& ctx) {
   return Status::ok();
 }
 
-}  // namespace
 
 CopyKernel copy_coalesced_entry() {
-  auto k = cuda_entry<CopyProblem>("copy.cuda.coalesced.f32", "copy", 1, "1 element/thread",
-                                   "any n", 1);
+  EntrySpec s = cuda_spec("ladder", "coalesced", 1);
+  s.tile = "1 element/thread";
+  s.requirements = "any n";
+  s.auto_rank = 1;
+  auto k = make_entry<CopyProblem>(s);
   k.launch = launch_coalesced;
   k.resources = [](KernelResources* out) {
     return kernel_resources(reinterpret_cast<const void*>(&copy_coalesced_kernel), kThreads, 0, out);
@@ -93,8 +94,11 @@ CopyKernel copy_coalesced_entry() {
 }
 
 CopyKernel copy_uncoalesced_entry() {
-  auto k = cuda_entry<CopyProblem>("copy.cuda.uncoalesced.f32", "copy", 2,
-                                   "neighbours 32 elements apart", "n a multiple of 32", 0);
+  EntrySpec s = cuda_spec("ladder", "uncoalesced", 2);
+  s.tile = "neighbours 32 elements apart";
+  s.requirements = "n a multiple of 32";
+  s.auto_rank = 0;
+  auto k = make_entry<CopyProblem>(s);
   k.can_implement = [](const CopyProblem& p, const DeviceInfo*) -> Status {
     if (p.n % kStride)
       return not_supported("views n as rows of 32 elements: n = " + std::to_string(p.n) +
@@ -109,8 +113,11 @@ CopyKernel copy_uncoalesced_entry() {
 }
 
 CopyKernel copy_float4_grid_stride_entry() {
-  auto k = cuda_entry<CopyProblem>("copy.cuda.float4_grid_stride.f32", "copy", 3,
-                                   "float4, grid-stride", "16-byte aligned x and y", 5);
+  EntrySpec s = cuda_spec("ladder", "float4_grid_stride", 3);
+  s.tile = "float4, grid-stride";
+  s.requirements = "16-byte aligned x and y";
+  s.auto_rank = 5;
+  auto k = make_entry<CopyProblem>(s);
   k.can_implement = [](const CopyProblem& p, const DeviceInfo*) -> Status {
     if (!aligned16(p.x) || !aligned16(p.y))
       return not_supported("needs x and y 16-byte aligned for float4 accesses");
@@ -124,14 +131,27 @@ CopyKernel copy_float4_grid_stride_entry() {
 }
 
 CopyKernel copy_memcpy_entry() {
-  auto k = cuda_entry<CopyProblem>("copy.cuda.memcpy.f32", "copy", 0, "", "any n", 10);
-  k.info.is_baseline = true;
-  k.launch = [](const CopyProblem& p, const Context& ctx) -> Status {
+  EntrySpec s = cuda_spec("vendor", "memcpy", 0);
+  s.tile = "-";
+  s.requirements = "any n";
+  s.role = KernelRole::kVendor;
+  s.auto_rank = 10;
+  auto k = make_entry<CopyProblem>(s);
+  k.launch = [](const CopyProblem& p, const Context& ctx, Workspace) -> Status {
     TILEKIT_CUDA_TRY(cudaMemcpyAsync(p.y, p.x, static_cast<size_t>(p.n) * sizeof(float),
                                      cudaMemcpyDeviceToDevice, ctx.stream));
     return Status::ok();
   };
   return k;
+}
+
+}  // namespace
+
+void register_copy_cuda(Registry& r) {
+  r.add(copy_memcpy_entry());
+  r.add(copy_coalesced_entry());
+  r.add(copy_uncoalesced_entry());
+  r.add(copy_float4_grid_stride_entry());
 }
 
 }  // namespace tilekit::cuda

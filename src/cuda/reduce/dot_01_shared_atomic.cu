@@ -28,12 +28,14 @@ __global__ void dot_shared_atomic_kernel(const float* __restrict__ x, const floa
   if (threadIdx.x == 0) atomicAdd(result, s_cache[0]);
 }
 
-}  // namespace
 
 DotKernel dot_shared_atomic_entry() {
-  auto k = cuda_entry<DotProblem>("dot.cuda.01_shared_atomic.f32", "dot", 1,
-                                  "256 threads, smem tree, atomicAdd", "any n", 1);
-  k.launch = [](const DotProblem& p, const Context& ctx) -> Status {
+  EntrySpec s = cuda_spec("ladder", "01_shared_atomic", 1);
+  s.tile = "256 threads, smem tree, atomicAdd";
+  s.requirements = "any n";
+  s.auto_rank = 1;
+  auto k = make_entry<DotProblem>(s);
+  k.launch = [](const DotProblem& p, const Context& ctx, Workspace) -> Status {
     int blocks = 0;
     TILEKIT_RETURN_IF_ERROR(grid_stride_blocks(8, p.n, kThreads, &blocks));
     TILEKIT_CUDA_TRY(cudaMemsetAsync(p.result, 0, sizeof(float), ctx.stream));
@@ -46,6 +48,12 @@ DotKernel dot_shared_atomic_entry() {
                             out);
   };
   return k;
+}
+
+}  // namespace
+
+void register_dot_01_shared_atomic(Registry& r) {
+  r.add(dot_shared_atomic_entry());
 }
 
 }  // namespace tilekit::cuda

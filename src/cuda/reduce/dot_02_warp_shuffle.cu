@@ -18,12 +18,14 @@ __global__ void __launch_bounds__(kThreads) dot_warp_shuffle_kernel(
   if (threadIdx.x == 0) atomicAdd(result, sum);
 }
 
-}  // namespace
 
 DotKernel dot_warp_shuffle_entry() {
-  auto k = cuda_entry<DotProblem>("dot.cuda.02_warp_shuffle.f32", "dot", 2,
-                                  "256 threads, shuffles, float4", "any n", 2);
-  k.launch = [](const DotProblem& p, const Context& ctx) -> Status {
+  EntrySpec s = cuda_spec("ladder", "02_warp_shuffle", 2);
+  s.tile = "256 threads, shuffles, float4";
+  s.requirements = "any n";
+  s.auto_rank = 2;
+  auto k = make_entry<DotProblem>(s);
+  k.launch = [](const DotProblem& p, const Context& ctx, Workspace) -> Status {
     int blocks = 0;
     TILEKIT_RETURN_IF_ERROR(grid_stride_blocks(8, p.n, kThreads, &blocks));
     TILEKIT_CUDA_TRY(cudaMemsetAsync(p.result, 0, sizeof(float), ctx.stream));
@@ -37,6 +39,12 @@ DotKernel dot_warp_shuffle_entry() {
                             out);
   };
   return k;
+}
+
+}  // namespace
+
+void register_dot_02_warp_shuffle(Registry& r) {
+  r.add(dot_warp_shuffle_entry());
 }
 
 }  // namespace tilekit::cuda

@@ -33,32 +33,38 @@ __global__ void __launch_bounds__(kFinalThreads) dot_final_kernel(const T* parti
 }
 
 template <typename T>
-Status launch_two_pass(const DotProblem& p, const Context& ctx) {
+size_t partials_bytes(const DotProblem& p) {
+  int blocks = 0;
+  if (!grid_stride_blocks(kBlocksPerSm, p.n, kThreads, &blocks)) return 0;  // launch reports it
+  return sizeof(T) * static_cast<size_t>(blocks);
+}
+
+// The partial sums live in the workspace (the context's pool): no allocation per call.
+template <typename T>
+Status launch_two_pass(const DotProblem& p, const Context& ctx, Workspace ws) {
   int blocks = 0;
   TILEKIT_RETURN_IF_ERROR(grid_stride_blocks(kBlocksPerSm, p.n, kThreads, &blocks));
-  // Stream-ordered scratch: the pool makes this cheap after the first call.
-  void* scratch = nullptr;
-  TILEKIT_CUDA_TRY(cudaMallocAsync(&scratch, sizeof(T) * static_cast<size_t>(blocks), ctx.stream));
-  T* partials = static_cast<T*>(scratch);
+  if (ws.bytes < sizeof(T) * static_cast<size_t>(blocks))
+    return Status(StatusCode::kInternal, "dot_03: workspace of " + std::to_string(ws.bytes) +
+                                             " bytes is smaller than the partials need");
+  T* partials = static_cast<T*>(ws.data);
   dot_partials_kernel<T><<<blocks, kThreads, 0, ctx.stream>>>(
       p.x, p.y, p.n, partials, aligned16(p.x) && aligned16(p.y));
-  cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) {
-    dot_final_kernel<T><<<1, kFinalThreads, 0, ctx.stream>>>(partials, blocks, p.result);
-    err = cudaGetLastError();
-  }
-  const cudaError_t free_err = cudaFreeAsync(scratch, ctx.stream);
-  if (err != cudaSuccess)
-    return error_status(err, "launch of dot_partials_kernel / dot_final_kernel", __FILE__, __LINE__);
-  TILEKIT_CUDA_TRY(free_err);
+  TILEKIT_CUDA_CHECK_LAUNCH("dot_partials_kernel");
+  dot_final_kernel<T><<<1, kFinalThreads, 0, ctx.stream>>>(partials, blocks, p.result);
+  TILEKIT_CUDA_CHECK_LAUNCH("dot_final_kernel");
   return Status::ok();
 }
 
 template <typename T>
-DotKernel make_entry(const char* id, int rank) {
-  auto k = cuda_entry<DotProblem>(id, "dot", 3,
-                                  "256 threads x 8 blocks/SM, then 1 block; no atomics",
-                                  "any n; bit-identical results run to run", rank);
+DotKernel make_two_pass_entry(const char* dtype, int rank) {
+  EntrySpec s = cuda_spec("ladder", "03_two_pass", 3);
+  s.dtype = dtype;
+  s.tile = "256 threads x 8 blocks/SM, then 1 block; no atomics";
+  s.requirements = "any n; bit-identical results run to run";
+  s.auto_rank = rank;
+  auto k = make_entry<DotProblem>(s);
+  k.workspace_bytes = [](const DotProblem& p, const DeviceInfo*) { return partials_bytes<T>(p); };
   k.launch = launch_two_pass<T>;
   k.resources = [](KernelResources* out) {
     return kernel_resources(reinterpret_cast<const void*>(&dot_partials_kernel<T>), kThreads, 0, out);
@@ -68,9 +74,10 @@ DotKernel make_entry(const char* id, int rank) {
 
 }  // namespace
 
-DotKernel dot_two_pass_entry(bool f64_accumulate) {
-  return f64_accumulate ? make_entry<double>("dot.cuda.03_two_pass.f64acc", 4)
-                        : make_entry<float>("dot.cuda.03_two_pass.f32", 3);
+// dot.cuda.03_two_pass.f32 and .f64acc (float64 accumulation)
+void register_dot_03_two_pass(Registry& r) {
+  r.add(make_two_pass_entry<float>("f32", 3));
+  r.add(make_two_pass_entry<double>("f64acc", 4));
 }
 
 }  // namespace tilekit::cuda

@@ -5,8 +5,7 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/gemm/ladder.hpp"
-#include "cuda/memory_ladders.hpp"
+#include "cuda/common/kernel_entry.hpp"
 
 namespace tilekit::cuda {
 

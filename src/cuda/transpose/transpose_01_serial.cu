@@ -15,18 +15,20 @@ __global__ void transpose_serial_kernel(TransposeArgs t) {
     for (int c = 0; c < t.cols; ++c) t.b[c * t.ldb + r] = t.a[r * t.lda + c];
 }
 
-}  // namespace
 
 TransposeKernel transpose_serial_entry() {
-  auto k = cuda_entry<TransposeProblem>("transpose.cuda.01_serial.f32", "transpose", 1,
-                                        "1 thread", "at most 2^22 elements", 0);
+  EntrySpec s = cuda_spec("ladder", "01_serial", 1);
+  s.tile = "1 thread";
+  s.requirements = "at most 2^22 elements";
+  s.auto_rank = 0;
+  auto k = make_entry<TransposeProblem>(s);
   k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) -> Status {
     if (p.rows * p.cols > kMaxElements)
       return not_supported("one thread does all the work: refuses more than 2^22 elements (" +
                            p.describe() + " would take seconds)");
     return Status::ok();
   };
-  k.launch = [](const TransposeProblem& p, const Context& ctx) -> Status {
+  k.launch = [](const TransposeProblem& p, const Context& ctx, Workspace) -> Status {
     TransposeArgs t;
     TILEKIT_RETURN_IF_ERROR(to_transpose_args(p, &t));
     transpose_serial_kernel<<<1, 1, 0, ctx.stream>>>(t);
@@ -37,6 +39,12 @@ TransposeKernel transpose_serial_entry() {
     return kernel_resources(reinterpret_cast<const void*>(&transpose_serial_kernel), 1, 0, out);
   };
   return k;
+}
+
+}  // namespace
+
+void register_transpose_01_serial(Registry& r) {
+  r.add(transpose_serial_entry());
 }
 
 }  // namespace tilekit::cuda

@@ -16,12 +16,14 @@ __global__ void transpose_thread_per_row_kernel(TransposeArgs t) {
   for (int c = 0; c < t.cols; ++c) t.b[c * t.ldb + r] = t.a[r * t.lda + c];
 }
 
-}  // namespace
 
 TransposeKernel transpose_thread_per_row_entry() {
-  auto k = cuda_entry<TransposeProblem>("transpose.cuda.02_thread_per_row.f32", "transpose", 2,
-                                        "1 row/thread, 256 threads", "any shape", 1);
-  k.launch = [](const TransposeProblem& p, const Context& ctx) -> Status {
+  EntrySpec s = cuda_spec("ladder", "02_thread_per_row", 2);
+  s.tile = "1 row/thread, 256 threads";
+  s.requirements = "any shape";
+  s.auto_rank = 1;
+  auto k = make_entry<TransposeProblem>(s);
+  k.launch = [](const TransposeProblem& p, const Context& ctx, Workspace) -> Status {
     TransposeArgs t;
     TILEKIT_RETURN_IF_ERROR(to_transpose_args(p, &t));
     const unsigned blocks = static_cast<unsigned>((t.rows + kThreads - 1) / kThreads);
@@ -34,6 +36,12 @@ TransposeKernel transpose_thread_per_row_entry() {
                             kThreads, 0, out);
   };
   return k;
+}
+
+}  // namespace
+
+void register_transpose_02_thread_per_row(Registry& r) {
+  r.add(transpose_thread_per_row_entry());
 }
 
 }  // namespace tilekit::cuda

@@ -21,16 +21,18 @@ __global__ void transpose_thread_per_element_kernel(TransposeArgs t) {
   }
 }
 
-}  // namespace
 
 TransposeKernel transpose_thread_per_element_entry() {
-  auto k = cuda_entry<TransposeProblem>("transpose.cuda.03_thread_per_element.f32.32x8",
-                                        "transpose", 3, "32x32 tile, 32x8 threads",
-                                        "any shape", 2);
+  EntrySpec s = cuda_spec("ladder", "03_thread_per_element", 3);
+  s.suffix = "32x8";
+  s.tile = "32x32 tile, 32x8 threads";
+  s.requirements = "any shape";
+  s.auto_rank = 2;
+  auto k = make_entry<TransposeProblem>(s);
   k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) {
     return grid_fits((p.rows + kTile - 1) / kTile);
   };
-  k.launch = [](const TransposeProblem& p, const Context& ctx) -> Status {
+  k.launch = [](const TransposeProblem& p, const Context& ctx, Workspace) -> Status {
     TransposeArgs t;
     TILEKIT_RETURN_IF_ERROR(to_transpose_args(p, &t));
     const dim3 grid(static_cast<unsigned>((t.cols + kTile - 1) / kTile),
@@ -44,6 +46,12 @@ TransposeKernel transpose_thread_per_element_entry() {
                             kTile * kRows, 0, out);
   };
   return k;
+}
+
+}  // namespace
+
+void register_transpose_03_thread_per_element(Registry& r) {
+  r.add(transpose_thread_per_element_entry());
 }
 
 }  // namespace tilekit::cuda

@@ -9,9 +9,17 @@
 
 namespace tilekit::cuda {
 
+namespace {
+
 TransposeKernel transpose_smem_tiled_entry() {
-  return smem_tile_transpose_entry<0>("transpose.cuda.04_smem_tiled.f32.32x8", 4,
+  return smem_tile_transpose_entry<0>("04_smem_tiled", 4,
                                       "tile[32][32], 32x8 threads");
+}
+
+}  // namespace
+
+void register_transpose_04_smem_tiled(Registry& r) {
+  r.add(transpose_smem_tiled_entry());
 }
 
 }  // namespace tilekit::cuda

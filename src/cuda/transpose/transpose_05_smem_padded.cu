@@ -8,9 +8,17 @@
 
 namespace tilekit::cuda {
 
+namespace {
+
 TransposeKernel transpose_smem_padded_entry() {
-  return smem_tile_transpose_entry<1>("transpose.cuda.05_smem_padded.f32.32x8", 5,
+  return smem_tile_transpose_entry<1>("05_smem_padded", 5,
                                       "tile[32][33], 32x8 threads");
+}
+
+}  // namespace
+
+void register_transpose_05_smem_padded(Registry& r) {
+  r.add(transpose_smem_padded_entry());
 }
 
 }  // namespace tilekit::cuda

@@ -77,18 +77,20 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY) transpose_vectorized_ke
     transpose_tile<false>(t, s_tile, r0, c0);
 }
 
-}  // namespace
 
 TransposeKernel transpose_vectorized_entry() {
-  auto k = cuda_entry<TransposeProblem>("transpose.cuda.06_vectorized.f32.64x64", "transpose", 6,
-                                        "tile[64][65], 16x32 threads, float4",
-                                        "any shape and leading dimensions", 20);
+  EntrySpec s = cuda_spec("ladder", "06_vectorized", 6);
+  s.suffix = "64x64";
+  s.tile = "tile[64][65], 16x32 threads, float4";
+  s.requirements = "any shape and leading dimensions";
+  s.auto_rank = 20;
+  auto k = make_entry<TransposeProblem>(s);
   k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) -> Status {
     if ((p.cols + kTile - 1) / kTile > 65535)
       return not_supported("more than 65535 column tiles in grid.y");
     return Status::ok();
   };
-  k.launch = [](const TransposeProblem& p, const Context& ctx) -> Status {
+  k.launch = [](const TransposeProblem& p, const Context& ctx, Workspace) -> Status {
     TransposeArgs t;
     TILEKIT_RETURN_IF_ERROR(to_transpose_args(p, &t));
     const dim3 grid(static_cast<unsigned>((t.rows + kTile - 1) / kTile),
@@ -107,6 +109,12 @@ TransposeKernel transpose_vectorized_entry() {
                             kThreadsX * kThreadsY, 0, out);
   };
   return k;
+}
+
+}  // namespace
+
+void register_transpose_06_vectorized(Registry& r) {
+  r.add(transpose_vectorized_entry());
 }
 
 }  // namespace tilekit::cuda

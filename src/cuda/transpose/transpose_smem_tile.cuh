@@ -26,7 +26,7 @@ __global__ void smem_tile_transpose_kernel(TransposeArgs t) {
 }
 
 template <int kPad>
-Status launch_smem_tile_transpose(const TransposeProblem& p, const Context& ctx) {
+Status launch_smem_tile_transpose(const TransposeProblem& p, const Context& ctx, Workspace) {
   TransposeArgs t;
   TILEKIT_RETURN_IF_ERROR(to_transpose_args(p, &t));
   const dim3 grid(static_cast<unsigned>(t.cols / kSmemTile), static_cast<unsigned>(t.rows / kSmemTile));
@@ -36,9 +36,13 @@ Status launch_smem_tile_transpose(const TransposeProblem& p, const Context& ctx)
 }
 
 template <int kPad>
-TransposeKernel smem_tile_transpose_entry(const char* id, int step, const char* tile) {
-  auto k = cuda_entry<TransposeProblem>(id, "transpose", step, tile,
-                                        "rows and cols multiples of 32", step);
+TransposeKernel smem_tile_transpose_entry(const char* name, int step, const char* tile) {
+  EntrySpec s = cuda_spec("ladder", name, step);
+  s.suffix = std::to_string(kSmemTile) + "x" + std::to_string(kSmemTileRows);
+  s.tile = tile;
+  s.requirements = "rows and cols multiples of 32";
+  s.auto_rank = step;
+  auto k = make_entry<TransposeProblem>(s);
   k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) -> Status {
     TILEKIT_RETURN_IF_ERROR(needs_multiple(p, kSmemTile));
     return grid_fits(p.rows / kSmemTile);

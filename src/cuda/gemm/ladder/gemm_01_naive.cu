@@ -4,7 +4,7 @@
 // Expect:   ≈ 5 TFLOP/s on an H200 at any size: every thread re-reads a row of A and a column
 //           of B (2·m·n·k loads); the caches absorb much of it, but the loads bound it.
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/gemm/ladder_common.cuh"
+#include "cuda/gemm/ladder/ladder_common.cuh"
 
 namespace tilekit::cuda {
 namespace {
@@ -24,7 +24,7 @@ __global__ void naive_gemm_kernel(RowMajorGemm g) {
   store_c(g, i, j, acc);
 }
 
-Status launch_naive(const GemmProblem& p, const Context& ctx) {
+Status launch_naive(const GemmProblem& p, const Context& ctx, Workspace) {
   const RowMajorGemm g = to_row_major(p);
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid(ceil_div(g.n, kBlockX), ceil_div(g.m, kBlockY));
@@ -37,12 +37,16 @@ Status launch_naive(const GemmProblem& p, const Context& ctx) {
 
 }  // namespace
 
-GemmKernel naive_gemm_entry() {
-  const std::string block = std::to_string(kBlockX) + "x" + std::to_string(kBlockY);
-  GemmKernel k = cuda_entry<GemmProblem>("gemm.cuda.01_naive.f32." + block, "gemm", 1,
-                                         "1 element/thread, block " + block,
-                                         "any shape, layout and op; m < 2^20", 1);
-  k.info.tile_m = k.info.tile_n = 1;  // every thread reads its own row of A and column of B
+// gemm.cuda.01_naive.f32.16x16
+void register_gemm_01_naive(Registry& r) {
+  EntrySpec s = cuda_spec("ladder", "01_naive", 1);
+  s.suffix = std::to_string(kBlockX) + "x" + std::to_string(kBlockY);
+  s.tiling.block_m = s.tiling.block_n = 1;  // every thread reads its own row of A, column of B
+  s.tiling.threads = kBlockX * kBlockY;
+  s.tile = "1 element/thread, block " + s.suffix;
+  s.requirements = "any shape, layout and op; m < 2^20";
+  s.auto_rank = 1;
+  GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
     return check_ladder_problem(p, kBlockY);
   };
@@ -51,7 +55,7 @@ GemmKernel naive_gemm_entry() {
     return kernel_resources(reinterpret_cast<const void*>(&naive_gemm_kernel<false, false>),
                             kBlockX * kBlockY, 0, out);
   };
-  return k;
+  r.add(std::move(k));
 }
 
 }  // namespace tilekit::cuda

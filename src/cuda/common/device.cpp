@@ -1,10 +1,9 @@
-// device_cuda.cpp — device queries, device memory and context checks (CUDA builds).
+// device.cpp — device queries, device memory and context checks (CUDA builds).
 #include <cuda_runtime_api.h>
 
-#include <array>
+#include <map>
 #include <mutex>
 
-#include "core/backend.hpp"
 #include "cuda/common/cuda_check.hpp"
 #include "tilekit/device.hpp"
 #include "tilekit/sizes.hpp"
@@ -83,32 +82,32 @@ Status query_device(int index, DeviceInfo* out) {
   return Status::ok();
 }
 
-Status check_context(const Context& ctx, const DeviceInfo** info) {
+namespace cuda {
+
+Status check_device_context(const Context& ctx, const DeviceInfo** info) {
   if (info) *info = nullptr;
-  if (ctx.backend == Backend::kCpu) return Status::ok();
   // Properties are cached per device: they do not change while the process runs.
   static std::mutex mutex;
-  static std::array<DeviceInfo, 64> cache;
-  static std::array<bool, 64> cached{};
-  if (ctx.device < 0 || ctx.device >= static_cast<int>(cache.size()))
-    return invalid_argument("context: device index " + std::to_string(ctx.device) +
-                            " is out of range");
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!cached[static_cast<size_t>(ctx.device)]) {
-      const int count = cuda_device_count();
-      if (count == 0)
-        return not_supported("context: the CUDA backend needs a GPU and none is present");
-      TILEKIT_RETURN_IF_ERROR(query_device(ctx.device, &cache[static_cast<size_t>(ctx.device)]));
-      cached[static_cast<size_t>(ctx.device)] = true;
-    }
+  static std::map<int, DeviceInfo> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(ctx.device);
+  if (it == cache.end()) {
+    const int count = cuda_device_count();
+    if (count == 0)
+      return not_supported("context: the CUDA backend needs a GPU and none is present");
+    if (ctx.device < 0 || ctx.device >= count)
+      return invalid_argument("context: device index " + std::to_string(ctx.device) +
+                              " is out of range (" + std::to_string(count) +
+                              " CUDA device(s) present)");
+    DeviceInfo d;
+    TILEKIT_RETURN_IF_ERROR(query_device(ctx.device, &d));
+    it = cache.emplace(ctx.device, std::move(d)).first;
   }
-  int current = -1;
-  TILEKIT_CUDA_TRY(cudaGetDevice(&current));
-  if (current != ctx.device) TILEKIT_CUDA_TRY(cudaSetDevice(ctx.device));
-  if (info) *info = &cache[static_cast<size_t>(ctx.device)];
+  if (info) *info = &it->second;  // std::map nodes never move: the pointer stays valid
   return Status::ok();
 }
+
+}  // namespace cuda
 
 std::string cuda_runtime_version_string() {
   int v = 0;
@@ -126,13 +125,41 @@ Status device_malloc(void** ptr, size_t bytes, const char* what) {
   *ptr = nullptr;
   if (bytes == 0) return Status::ok();
   const cudaError_t err = cudaMalloc(ptr, bytes);
-  if (err != cudaSuccess) {
+  if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // out of memory is not sticky: clear it for later launch checks
+    size_t free_bytes = 0, total = 0;
+    const bool known = cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
+    return Status(StatusCode::kOutOfMemory,
+                  std::string("cudaMalloc: ") + what + " needs " +
+                      human_bytes(static_cast<double>(bytes)) + " of device memory" +
+                      (known ? ", " + human_bytes(static_cast<double>(free_bytes)) + " free"
+                             : std::string()),
+                  static_cast<int>(err));
+  }
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
     return cuda::error_status(err, (std::string("cudaMalloc of ") + std::to_string(bytes) +
                                     " bytes for " + what).c_str(),
                               __FILE__, __LINE__);
   }
   return Status::ok();
+}
+
+Status device_malloc_on(int device, void** ptr, size_t bytes, const char* what) {
+  *ptr = nullptr;
+  int previous = 0;
+  TILEKIT_CUDA_TRY(cudaGetDevice(&previous));
+  if (previous != device) TILEKIT_CUDA_TRY(cudaSetDevice(device));
+  Status s = device_malloc(ptr, bytes, what);
+  if (previous != device) {
+    const cudaError_t restored = cudaSetDevice(previous);
+    if (s && restored != cudaSuccess) {
+      (void)device_free(*ptr);
+      *ptr = nullptr;
+      TILEKIT_CUDA_TRY(restored);
+    }
+  }
+  return s;
 }
 
 Status check_device_allocation(int device, size_t bytes, const std::string& what) {

@@ -6,7 +6,7 @@
 // Expect:   ≈ 8 (16) and 9 (32) TFLOP/s on an H200: now bound by shared-memory loads, two per
 //           FMA (Bs is read along a row, As broadcast).
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/gemm/ladder_common.cuh"
+#include "cuda/gemm/ladder/ladder_common.cuh"
 
 namespace tilekit::cuda {
 namespace {
@@ -31,7 +31,7 @@ __global__ void smem_tiled_gemm_kernel(RowMajorGemm g) {
 }
 
 template <int kBlock>
-Status launch_smem_tiled(const GemmProblem& p, const Context& ctx) {
+Status launch_smem_tiled(const GemmProblem& p, const Context& ctx, Workspace) {
   const RowMajorGemm g = to_row_major(p);
   const dim3 block(kBlock, kBlock);
   const dim3 grid(ceil_div(g.n, kBlock), ceil_div(g.m, kBlock));
@@ -46,10 +46,14 @@ Status launch_smem_tiled(const GemmProblem& p, const Context& ctx) {
 template <int kBlock>
 GemmKernel make_entry() {
   const std::string b = std::to_string(kBlock);
-  GemmKernel k = cuda_entry<GemmProblem>("gemm.cuda.02_smem_tiled.f32." + b, "gemm", 2,
-                                         b + "x" + b + " smem tiles, 1 element/thread",
-                                         "m, n, k multiples of " + b + "; m/" + b + " <= 65535", 2);
-  k.info.tile_m = k.info.tile_n = kBlock;
+  EntrySpec s = cuda_spec("ladder", "02_smem_tiled", 2);
+  s.suffix = b;
+  s.tiling.block_m = s.tiling.block_n = s.tiling.block_k = kBlock;
+  s.tiling.threads = kBlock * kBlock;
+  s.tile = b + "x" + b + " smem tiles, 1 element/thread";
+  s.requirements = "m, n, k multiples of " + b + "; m/" + b + " <= 65535";
+  s.auto_rank = 2;
+  GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [b](const GemmProblem& p, const DeviceInfo*) -> Status {
     if (p.m % kBlock || p.n % kBlock || p.k % kBlock)
       return not_supported("needs m, n, k multiples of BLOCK_SIZE " + b + " (got " +
@@ -68,8 +72,10 @@ GemmKernel make_entry() {
 
 }  // namespace
 
-GemmKernel smem_tiled_gemm_entry(int block_size) {
-  return block_size == 16 ? make_entry<16>() : make_entry<32>();
+// gemm.cuda.02_smem_tiled.f32.{16,32}
+void register_gemm_02_smem_tiled(Registry& r) {
+  r.add(make_entry<16>());
+  r.add(make_entry<32>());
 }
 
 }  // namespace tilekit::cuda

@@ -7,7 +7,7 @@
 // Expect:   within a few % of step 2 where both run (the branch is uniform per block); at
 //           n = 4097 about the 4096 rate, plus the cost of one extra row and column of tiles.
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/gemm/ladder_common.cuh"
+#include "cuda/gemm/ladder/ladder_common.cuh"
 
 namespace tilekit::cuda {
 namespace {
@@ -55,7 +55,7 @@ __global__ void smem_tiled_any_gemm_kernel(RowMajorGemm g) {
 }
 
 template <int kBlock>
-Status launch_smem_tiled_any(const GemmProblem& p, const Context& ctx) {
+Status launch_smem_tiled_any(const GemmProblem& p, const Context& ctx, Workspace) {
   const RowMajorGemm g = to_row_major(p);
   const dim3 block(kBlock, kBlock);
   const dim3 grid(ceil_div(g.n, kBlock), ceil_div(g.m, kBlock));
@@ -70,10 +70,14 @@ Status launch_smem_tiled_any(const GemmProblem& p, const Context& ctx) {
 template <int kBlock>
 GemmKernel make_entry() {
   const std::string b = std::to_string(kBlock);
-  GemmKernel k = cuda_entry<GemmProblem>("gemm.cuda.03_smem_tiled_any.f32." + b, "gemm", 3,
-                                         b + "x" + b + " smem tiles, 1 element/thread",
-                                         "any shape, layout and op; m < 65536·" + b, 3);
-  k.info.tile_m = k.info.tile_n = kBlock;
+  EntrySpec s = cuda_spec("ladder", "03_smem_tiled_any", 3);
+  s.suffix = b;
+  s.tiling.block_m = s.tiling.block_n = s.tiling.block_k = kBlock;
+  s.tiling.threads = kBlock * kBlock;
+  s.tile = b + "x" + b + " smem tiles, 1 element/thread";
+  s.requirements = "any shape, layout and op; m < 65536·" + b;
+  s.auto_rank = 3;
+  GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
     return check_ladder_problem(p, kBlock);
   };
@@ -88,8 +92,10 @@ GemmKernel make_entry() {
 
 }  // namespace
 
-GemmKernel smem_tiled_any_gemm_entry(int block_size) {
-  return block_size == 16 ? make_entry<16>() : make_entry<32>();
+// gemm.cuda.03_smem_tiled_any.f32.{16,32}
+void register_gemm_03_smem_tiled_any(Registry& r) {
+  r.add(make_entry<16>());
+  r.add(make_entry<32>());
 }
 
 }  // namespace tilekit::cuda

@@ -34,16 +34,4 @@ Status check_32bit_indexing(const GemmProblem& p);
 Status check_ladder_problem(const GemmProblem& p, int64_t tile_rows);
 RowMajorGemm to_row_major(const GemmProblem& p);
 
-// cudaFuncGetAttributes of a kernel, at a launch configuration.
-Status kernel_resources(const void* kernel, int block_threads, size_t dynamic_smem,
-                        KernelResources* out);
-
-// The steps, one per file (src/cuda/gemm/gemm_NN_*.cu).
-// Each returns the registry entry of its kernel (src/register_all.cpp lists them).
-GemmKernel naive_gemm_entry();                                  // 01
-GemmKernel smem_tiled_gemm_entry(int block_size);               // 02: 16 or 32
-GemmKernel smem_tiled_any_gemm_entry(int block_size);           // 03: 16 or 32
-GemmKernel smem_dynamic_gemm_entry();                           // 04
-GemmKernel register_blocked_gemm_entry(int threads_x, int threads_y);  // 05: 16x16, 16x8, 8x8
-
 }  // namespace tilekit::cuda

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/gemm/ladder.hpp"
+#include "cuda/gemm/ladder/ladder.hpp"
 
 namespace tilekit::cuda {
 

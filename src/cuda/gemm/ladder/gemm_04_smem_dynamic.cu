@@ -8,10 +8,11 @@
 // Expect:   a little under step 3 at the same tile side: the inner loop's trip count is a
 //           run-time value, so it cannot be fully unrolled.
 #include <cmath>
+#include <map>
 #include <mutex>
 
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/gemm/ladder_common.cuh"
+#include "cuda/gemm/ladder/ladder_common.cuh"
 
 namespace tilekit::cuda {
 namespace {
@@ -77,8 +78,7 @@ const void* representative_kernel() {
 // Chooses the tile side for the current device once and writes it to __constant__ memory.
 Status configure(int device, Config* out) {
   static std::mutex mutex;
-  static Config configs[64];
-  if (device < 0 || device >= 64) return invalid_argument("device index out of range");
+  static std::map<int, Config> configs;  // per device, any number of devices
   std::lock_guard<std::mutex> lock(mutex);
   Config& c = configs[device];
   if (!c.ready) {
@@ -103,7 +103,7 @@ Status configure(int device, Config* out) {
   return Status::ok();
 }
 
-Status launch_smem_dynamic(const GemmProblem& p, const Context& ctx) {
+Status launch_smem_dynamic(const GemmProblem& p, const Context& ctx, Workspace) {
   Config cfg;
   TILEKIT_RETURN_IF_ERROR(configure(ctx.device, &cfg));
   const RowMajorGemm g = to_row_major(p);
@@ -120,17 +120,25 @@ Status launch_smem_dynamic(const GemmProblem& p, const Context& ctx) {
 
 }  // namespace
 
-GemmKernel smem_dynamic_gemm_entry() {
-  GemmKernel k = cuda_entry<GemmProblem>("gemm.cuda.04_smem_dynamic.f32", "gemm", 4,
-                                         "side chosen at run time",
-                                         "any shape, layout and op; row blocks <= 65535", 4);
-  k.info.tile_m = k.info.tile_n = -1;  // the side is chosen at run time
+// gemm.cuda.04_smem_dynamic.f32
+void register_gemm_04_smem_dynamic(Registry& r) {
+  EntrySpec s = cuda_spec("ladder", "04_smem_dynamic", 4);
+  s.tiling.chosen_at_run_time = true;  // the side comes from the occupancy API
+  s.requirements = "any shape, layout and op; row blocks <= 65535";
+  s.auto_rank = 4;
+  GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) -> Status {
     int device = 0;
     TILEKIT_CUDA_TRY(cudaGetDevice(&device));
     Config cfg;
     TILEKIT_RETURN_IF_ERROR(configure(device, &cfg));
     return check_ladder_problem(p, cfg.side);
+  };
+  // The occupancy query and the __constant__ write happen once per device, before any timed
+  // launch.
+  k.initialize = [](const GemmProblem&, const Context& ctx, Workspace) {
+    Config cfg;
+    return configure(ctx.device, &cfg);
   };
   k.launch = launch_smem_dynamic;
   k.resources = [](KernelResources* out) -> Status {
@@ -155,7 +163,7 @@ GemmKernel smem_dynamic_gemm_entry() {
            std::to_string(static_cast<int>(std::lround(cfg.occupancy * 100))) + "%";
     return Status::ok();
   };
-  return k;
+  r.add(std::move(k));
 }
 
 }  // namespace tilekit::cuda

@@ -12,7 +12,7 @@
 //           global loads with math yet (one buffer, two barriers per k-tile): cuBLAS's 51 adds
 //           double buffering, warp tiling and larger tiles.
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/gemm/ladder_common.cuh"
+#include "cuda/gemm/ladder/ladder_common.cuh"
 
 namespace tilekit::cuda {
 namespace {
@@ -30,6 +30,19 @@ struct RegisterBlockedPolicy {
   static_assert(kTm % 4 == 0 && kTn % 4 == 0, "fragments are read as float4");
   static_assert((kBm * kBk) % kThreads == 0 && (kBk * kBn) % kThreads == 0,
                 "every thread loads the same number of elements");
+
+  // The id's policy segment ("64x64x16_t4x4") and the structured tile, from the constants.
+  static std::string suffix() {
+    return std::to_string(kBm) + "x" + std::to_string(kBn) + "x" + std::to_string(kBk) + "_t" +
+           std::to_string(kTm) + "x" + std::to_string(kTn);
+  }
+  static TileDesc tiling() {
+    TileDesc t;
+    t.block_m = kBm, t.block_n = kBn, t.block_k = kBk;
+    t.thread_m = kTm, t.thread_n = kTn;
+    t.threads = kThreads;
+    return t;
+  }
 };
 
 template <typename P, bool kTransA, bool kTransB, bool kCheckMN, bool kCheckK>
@@ -121,7 +134,7 @@ __global__ void __launch_bounds__(P::kThreads) register_blocked_gemm_kernel(RowM
 }
 
 template <typename P>
-Status launch_register_blocked(const GemmProblem& p, const Context& ctx) {
+Status launch_register_blocked(const GemmProblem& p, const Context& ctx, Workspace) {
   const RowMajorGemm g = to_row_major(p);
   const dim3 block(P::kBlockX, P::kBlockY);
   const dim3 grid(ceil_div(g.n, P::kBn), ceil_div(g.m, P::kBm));
@@ -136,16 +149,15 @@ Status launch_register_blocked(const GemmProblem& p, const Context& ctx) {
 template <int kThreadsX, int kThreadsY>
 GemmKernel make_entry() {
   using P = RegisterBlockedPolicy<kThreadsX, kThreadsY>;
-  const std::string tile = std::to_string(P::kBm) + "x" + std::to_string(P::kBn) + "x" +
-                           std::to_string(P::kBk);
-  const std::string per_thread = std::to_string(P::kTm) + "x" + std::to_string(P::kTn);
-  GemmKernel k = cuda_entry<GemmProblem>(
-      "gemm.cuda.05_register_blocked.f32." + tile + "_t" + per_thread, "gemm", 5,
-      tile + ", " + std::to_string(kThreadsX) + "x" + std::to_string(kThreadsY) + " threads, " +
-          per_thread + "/thread",
-      "any shape, layout and op; m < 65536·64", 5);
-  k.info.tile_m = P::kBm;
-  k.info.tile_n = P::kBn;
+  EntrySpec s = cuda_spec("ladder", "05_register_blocked", 5);
+  s.suffix = P::suffix();
+  s.tiling = P::tiling();
+  s.tile = std::to_string(P::kBm) + "x" + std::to_string(P::kBn) + "x" + std::to_string(P::kBk) +
+           ", " + std::to_string(kThreadsX) + "x" + std::to_string(kThreadsY) + " threads, " +
+           std::to_string(P::kTm) + "x" + std::to_string(P::kTn) + "/thread";
+  s.requirements = "any shape, layout and op; m < 65536·64";
+  s.auto_rank = 5;
+  GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
     return check_ladder_problem(p, P::kBm);
   };
@@ -160,10 +172,11 @@ GemmKernel make_entry() {
 
 }  // namespace
 
-GemmKernel register_blocked_gemm_entry(int threads_x, int threads_y) {
-  if (threads_x == 16 && threads_y == 8) return make_entry<16, 8>();
-  if (threads_x == 8 && threads_y == 8) return make_entry<8, 8>();
-  return make_entry<16, 16>();
+// gemm.cuda.05_register_blocked.f32.64x64x16_t{4x4,8x4,8x8}
+void register_gemm_05_register_blocked(Registry& r) {
+  r.add(make_entry<16, 16>());
+  r.add(make_entry<16, 8>());
+  r.add(make_entry<8, 8>());
 }
 
 }  // namespace tilekit::cuda

@@ -1,7 +1,7 @@
 // ladder_common.cu — host helpers the GEMM ladder steps share.
 #include <climits>
 
-#include "cuda/gemm/ladder_common.cuh"
+#include "cuda/gemm/ladder/ladder_common.cuh"
 
 namespace tilekit::cuda {
 
@@ -32,43 +32,28 @@ RowMajorGemm to_row_major(const GemmProblem& p) {
   g.alpha = p.alpha;
   g.beta = p.beta;
   g.k = static_cast<int>(p.k);
-  g.c = p.c;
+  g.c = p.c_f32();
   g.ldc = static_cast<int>(p.ldc);
   if (p.layout == Layout::kRowMajor) {
     g.m = static_cast<int>(p.m);
     g.n = static_cast<int>(p.n);
-    g.a = p.a;
+    g.a = p.a_f32();
     g.lda = static_cast<int>(p.lda);
     g.trans_a = p.op_a == Op::kT;
-    g.b = p.b;
+    g.b = p.b_f32();
     g.ldb = static_cast<int>(p.ldb);
     g.trans_b = p.op_b == Op::kT;
   } else {  // column-major C = op(A)·op(B)  ⇔  row-major Cᵀ = op(B)ᵀ·op(A)ᵀ
     g.m = static_cast<int>(p.n);
     g.n = static_cast<int>(p.m);
-    g.a = p.b;
+    g.a = p.b_f32();
     g.lda = static_cast<int>(p.ldb);
     g.trans_a = p.op_b == Op::kT;
-    g.b = p.a;
+    g.b = p.a_f32();
     g.ldb = static_cast<int>(p.lda);
     g.trans_b = p.op_a == Op::kT;
   }
   return g;
-}
-
-Status kernel_resources(const void* kernel, int block_threads, size_t dynamic_smem,
-                        KernelResources* out) {
-  cudaFuncAttributes attr{};
-  TILEKIT_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
-  out->available = true;
-  out->registers_per_thread = attr.numRegs;
-  out->static_smem_bytes = attr.sharedSizeBytes;
-  out->local_bytes_per_thread = attr.localSizeBytes;
-  out->max_threads_per_block = attr.maxThreadsPerBlock;
-  out->dynamic_smem_bytes = dynamic_smem;
-  out->block_threads = block_threads;
-  out->function = kernel;
-  return Status::ok();
 }
 
 }  // namespace tilekit::cuda

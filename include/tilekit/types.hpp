@@ -1,0 +1,96 @@
+// types.hpp — storage types and compute modes: what a GEMM reads, writes, and promises.
+//
+// A storage type (DType) says how A, B and C are laid down in memory. A compute mode says what
+// the caller is promised about the arithmetic, as cuBLAS's computeType does:
+//   f32         IEEE FP32 fused multiply-adds on the values as stored. The default; tilekit never
+//               lowers it behind the caller's back.
+//   f32_3xtf32  FP32-accurate on tensor cores: each FP32 input split into two TF32 parts, three
+//               TF32 products per FP32 product (big·big + big·small + small·big).
+//   tf32        FP32 inputs rounded to TF32 (10-bit mantissa), FP32 accumulation. Only on request.
+//   bf16        16-bit tensor-core products with FP32 accumulation: FP32 inputs are rounded to
+//               BF16, BF16 and FP16 inputs are used as stored.
+// Host-only; the 16-bit storage types are plain bit containers so that no CUDA header is needed.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "tilekit/status.hpp"
+
+namespace tilekit {
+
+enum class DType { kF32, kBF16, kF16 };
+enum class Compute { kF32, kF32x3TF32, kTF32, kBF16 };
+
+const char* dtype_name(DType t);       // "f32", "bf16", "f16"
+const char* compute_name(Compute c);   // "f32", "f32_3xtf32", "tf32", "bf16"
+size_t dtype_size(DType t);            // bytes per element
+// Parse the names above; an error naming `what` (the option or argument) and the choices.
+Status parse_dtype(const std::string& text, const std::string& what, DType* out);
+Status parse_compute(const std::string& text, const std::string& what, Compute* out);
+
+// BFloat16 and IEEE half as stored: 16 bits, converted to and from float on the host.
+struct bf16_t {
+  uint16_t bits = 0;
+};
+struct f16_t {
+  uint16_t bits = 0;
+};
+
+inline float bits_to_float(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+inline uint32_t float_to_bits(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+
+// Round to nearest even; NaN stays NaN (quiet), infinities and overflow to ±inf as IEEE says.
+bf16_t float_to_bf16(float f);
+inline float bf16_to_float(bf16_t h) { return bits_to_float(static_cast<uint32_t>(h.bits) << 16); }
+f16_t float_to_f16(float f);
+float f16_to_float(f16_t h);
+
+// The value a tensor core multiplies when it reads `x` in TF32 (round to nearest, ties away
+// from zero on the 13 dropped mantissa bits, as cvt.rna.tf32.f32 does) or BF16 (nearest even).
+float round_to_tf32(float x);
+inline float round_to_bf16(float x) { return bf16_to_float(float_to_bf16(x)); }
+
+// The types one GEMM reads and writes, and its compute mode.
+struct GemmTypes {
+  DType a = DType::kF32, b = DType::kF32, c = DType::kF32;
+  Compute compute = Compute::kF32;
+  bool operator==(const GemmTypes& o) const {
+    return a == o.a && b == o.b && c == o.c && compute == o.compute;
+  }
+  bool operator!=(const GemmTypes& o) const { return !(*this == o); }
+};
+
+// Ok when tilekit defines this combination (A and B of one type; C f32, or bf16 with 16-bit
+// inputs; FP32 inputs take any mode, 16-bit inputs the bf16 mode); otherwise why not.
+Status validate(const GemmTypes& t);
+
+// The segment of a kernel id that names its types: "f32" (f32 in, f32 mode), "f32_tf32",
+// "f32_3xtf32", "f32_bf16", "bf16", "f16", with "_cbf16" appended when C is bf16.
+std::string types_tag(const GemmTypes& t);
+// "A f32, B f32, C f32, compute tf32" — for messages.
+std::string describe(const GemmTypes& t);
+
+// What the inputs become before they are multiplied under `compute` (storage already decoded).
+inline float round_for_compute(float x, DType stored, Compute compute) {
+  if (compute == Compute::kTF32) return round_to_tf32(x);
+  if (compute == Compute::kBF16 && stored == DType::kF32) return round_to_bf16(x);
+  return x;
+}
+
+// Relative error of one input as the mode multiplies it, beyond its storage: 0 for f32; 2^-11
+// for TF32; 2^-8 for FP32 rounded to BF16; 2^-21 for 3xTF32 (two TF32 parts keep about 22 bits
+// and the small·small product is dropped). The verification bound adds twice this (one per
+// factor) to the FP32 accumulation's γ(k).
+double input_unit_roundoff(DType stored, Compute compute);
+
+}  // namespace tilekit

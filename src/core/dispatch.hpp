@@ -1,0 +1,159 @@
+// dispatch.hpp — the one path from a caller's problem to a kernel's launch (internal).
+//
+// For every op, in this order: validate → context → trivial problems → choose the kernel
+// (named, or the selector) → type and SM checks → can_implement → workspace → initialize →
+// launch. The public entry points (gemm, transpose, dot) and the runners that tests and
+// benchmarks use (run_gemm_kernel, ...) all come through here, so a kernel under test sees
+// exactly what a user's call gives it.
+#pragma once
+
+#include <string>
+
+#include "core/backend.hpp"
+#include "core/workspace.hpp"
+#include "tilekit/registry.hpp"
+
+namespace tilekit {
+
+// ---- what differs between ops: overloads per problem type ----
+
+// GEMM problems carry their types; a kernel implements exactly one (A, B, C, compute).
+inline Status check_types(const KernelInfo& k, const GemmProblem& p) {
+  if (k.types == p.types) return Status::ok();
+  return invalid_argument(k.id + " implements " + describe(k.types) + "; the call asks for " +
+                          describe(p.types));
+}
+template <typename P>
+Status check_types(const KernelInfo&, const P&) {
+  return Status::ok();  // transpose, dot and copy are float32 only
+}
+
+// Problems that need no kernel: BLAS quick returns and empty shapes. Sets *done when handled.
+Status finish_trivial(const GemmProblem& p, const Context& ctx, bool* done);
+Status finish_trivial(const TransposeProblem& p, const Context& ctx, bool* done);
+Status finish_trivial(const DotProblem& p, const Context& ctx, bool* done);
+Status finish_trivial(const CopyProblem& p, const Context& ctx, bool* done);
+
+// ---- the shared steps ----
+
+// Ok when `k` may run `p` under ctx on `device`: backend, types, SM range, can_implement.
+template <typename P>
+Status check_kernel(const Kernel<P>& k, const P& p, const Context& ctx, const DeviceInfo* device) {
+  if (k.info.backend != ctx.backend)
+    return invalid_argument(k.info.id + " runs on the " + backend_name(k.info.backend) +
+                            " backend, the context is " + backend_name(ctx.backend));
+  TILEKIT_RETURN_IF_ERROR(check_types(k.info, p));
+  if (device) {
+    const int sm = device->sm_version();
+    if ((k.info.min_sm && sm < k.info.min_sm) || (k.info.max_sm && sm > k.info.max_sm))
+      return not_supported(k.info.id + " runs on sm_" + std::to_string(k.info.min_sm) +
+                           (k.info.max_sm == k.info.min_sm
+                                ? std::string()
+                                : "…" + (k.info.max_sm ? "sm_" + std::to_string(k.info.max_sm)
+                                                       : std::string())) +
+                           ", the device is sm_" + std::to_string(sm));
+  }
+  Status s = k.can_implement(p, device);
+  if (!s) return Status(s.code(), k.info.id + " cannot run " + p.describe() + ": " + s.message());
+  return Status::ok();
+}
+
+// Workspace, initialize, launch: the part of a call a benchmark's event window may contain is
+// only the last step, so benchmarks call prepare_kernel() once and launch themselves.
+template <typename P>
+Status prepare_kernel(const Kernel<P>& k, const P& p, const Context& ctx, const DeviceInfo* device,
+                      Workspace* ws) {
+  const size_t bytes = k.workspace_bytes ? k.workspace_bytes(p, device) : 0;
+  TILEKIT_RETURN_IF_ERROR(ctx.workspace_pool().acquire(ctx, bytes, ws));
+  if (k.initialize) TILEKIT_RETURN_IF_ERROR(k.initialize(p, ctx, *ws));
+  return Status::ok();
+}
+
+template <typename P>
+Status execute_kernel(const Kernel<P>& k, const P& p, const Context& ctx, const DeviceInfo* device) {
+  Workspace ws;
+  TILEKIT_RETURN_IF_ERROR(prepare_kernel(k, p, ctx, device, &ws));
+  return k.launch(p, ctx, ws);
+}
+
+// The selector: the kernel "auto" runs for `p`, with the reason. Own kernels first (highest
+// auto_rank among those whose checks pass); vendor kernels only when allowed; the reference
+// only when nothing else can run the problem (the CPU serves every compute mode this way).
+template <typename P>
+Status select_kernel(const KernelList<Kernel<P>>& list, const P& p, const Context& ctx,
+                     const DeviceInfo* device, bool allow_vendor, const char* op,
+                     Selection<P>* out) {
+  const Kernel<P>* best[3] = {nullptr, nullptr, nullptr};  // per role
+  int candidates[3] = {0, 0, 0};
+  std::string refusals;
+  for (const auto& k : list.all()) {
+    if (k.info.backend != ctx.backend) continue;
+    const int role = static_cast<int>(k.info.role);
+    if (k.info.role == KernelRole::kVendor && !allow_vendor) continue;
+    Status s = check_kernel(k, p, ctx, device);
+    if (!s) {
+      refusals += "\n  " + s.message();
+      continue;
+    }
+    ++candidates[role];
+    if (!best[role] || k.info.auto_rank > best[role]->info.auto_rank) best[role] = &k;
+  }
+  for (KernelRole role : {KernelRole::kOwn, KernelRole::kVendor, KernelRole::kReference}) {
+    const Kernel<P>* k = best[static_cast<int>(role)];
+    if (!k) continue;
+    const int n = candidates[static_cast<int>(role)];
+    out->kernel = k;
+    out->reason =
+        role == KernelRole::kOwn
+            ? "highest rank (" + std::to_string(k->info.auto_rank) + ") of " + std::to_string(n) +
+                  " own kernel(s) that can run " + p.describe()
+        : role == KernelRole::kVendor
+            ? "no own kernel can run " + p.describe() + "; vendor kernels are allowed"
+            : "only the reference can run " + p.describe();
+    return Status::ok();
+  }
+  return not_supported(std::string(op) + ": no " + backend_name(ctx.backend) + " kernel" +
+                       (allow_vendor ? "" : " of tilekit's own") + " can run " + p.describe() +
+                       (refusals.empty() ? "" : ":" + refusals));
+}
+
+// The whole call: `kernel` null = select.
+template <typename P>
+Status dispatch(const KernelList<Kernel<P>>& list, const Kernel<P>* kernel, const Context& ctx,
+                const P& p, bool allow_vendor, const char* op) {
+  TILEKIT_RETURN_IF_ERROR(validate(p));
+  const DeviceInfo* device = nullptr;
+  TILEKIT_RETURN_IF_ERROR(check_context(ctx, &device));
+  DeviceScope scope(ctx);
+  TILEKIT_RETURN_IF_ERROR(scope.status());
+  if (kernel && kernel->info.backend != ctx.backend)
+    return invalid_argument(std::string(op) + ": kernel " + kernel->info.id + " runs on the " +
+                            backend_name(kernel->info.backend) + " backend, the context is " +
+                            backend_name(ctx.backend));
+  bool done = false;
+  TILEKIT_RETURN_IF_ERROR(finish_trivial(p, ctx, &done));
+  if (done) return Status::ok();
+  if (kernel) {
+    TILEKIT_RETURN_IF_ERROR(check_kernel(*kernel, p, ctx, device));
+  } else {
+    Selection<P> chosen;
+    TILEKIT_RETURN_IF_ERROR(select_kernel(list, p, ctx, device, allow_vendor, op, &chosen));
+    kernel = chosen.kernel;
+  }
+  return execute_kernel(*kernel, p, ctx, device);
+}
+
+// A kernel id, or "auto"/"" for the selector; an unknown id is an error naming it.
+template <typename P>
+Status find_kernel(const KernelList<Kernel<P>>& list, const std::string& id, const char* op,
+                   const Kernel<P>** out) {
+  *out = nullptr;
+  if (id == "auto" || id.empty()) return Status::ok();
+  *out = list.find(id);
+  if (!*out)
+    return invalid_argument(std::string(op) + ": unknown kernel '" + id +
+                            "' (`tilekit list` shows the registered ids)");
+  return Status::ok();
+}
+
+}  // namespace tilekit
