@@ -1,7 +1,10 @@
+// problems.cpp — argument rules and memory spans of the problem types (tilekit/problems.hpp).
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "tilekit/problems.hpp"
+#include "tilekit/sizes.hpp"
 
 namespace tilekit {
 namespace {
@@ -11,12 +14,51 @@ int64_t line_length(Layout layout, int64_t rows, int64_t cols) {
   return std::max<int64_t>(1, layout == Layout::kRowMajor ? cols : rows);
 }
 
+// *out = the elements from the first to one past the last of a rows × cols matrix stored with
+// leading dimension ld; false (and nothing that overflows computed) when that does not fit int64.
+bool span_fits(Layout layout, int64_t rows, int64_t cols, int64_t ld, int64_t* out) {
+  if (rows <= 0 || cols <= 0) {
+    *out = 0;
+    return true;
+  }
+  const bool row_major = layout == Layout::kRowMajor;
+  const int64_t lines = row_major ? rows : cols, line_length = row_major ? cols : rows;
+  int64_t before_last_line = 0;
+  return multiply_fits(lines - 1, ld, &before_last_line) &&
+         add_fits(before_last_line, line_length, out);
+}
+
+// The span for callers that have validated the problem; an overflowing span (which validate()
+// rejects) saturates instead of wrapping, so it can never pass for a small buffer.
 int64_t span(Layout layout, int64_t rows, int64_t cols, int64_t ld) {
-  if (rows == 0 || cols == 0) return 0;
-  return layout == Layout::kRowMajor ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
+  int64_t elements = 0;
+  return span_fits(layout, rows, cols, ld, &elements) ? elements
+                                                      : std::numeric_limits<int64_t>::max();
 }
 
 std::string shape(int64_t r, int64_t c) { return std::to_string(r) + " x " + std::to_string(c); }
+
+// An error naming `operand` when its float32 span, in elements or in bytes, does not fit int64:
+// no pointer into it could be formed, and a size computed from it would wrap.
+Status check_span(const char* op, const char* operand, Layout layout, int64_t rows, int64_t cols,
+                  const char* ld_name, int64_t ld) {
+  int64_t elements = 0;
+  size_t bytes = 0;
+  if (span_fits(layout, rows, cols, ld, &elements) &&
+      checked_bytes(elements, sizeof(float), operand, &bytes).is_ok())
+    return Status::ok();
+  return invalid_argument(std::string(op) + ": " + operand + " (" + layout_name(layout) +
+                          "-major " + shape(rows, cols) + ", " + ld_name + " = " +
+                          std::to_string(ld) + ") spans more than 2^63 bytes of float32");
+}
+
+// The same for a vector of n float32 elements.
+Status check_vector_span(const char* op, const char* operand, int64_t n) {
+  size_t bytes = 0;
+  if (checked_bytes(n, sizeof(float), operand, &bytes).is_ok()) return Status::ok();
+  return invalid_argument(std::string(op) + ": " + operand + " (n = " + std::to_string(n) +
+                          ") spans more than 2^63 bytes of float32");
+}
 
 }  // namespace
 
@@ -56,6 +98,10 @@ Status validate(const GemmProblem& p) {
   TILEKIT_RETURN_IF_ERROR(check_ld("lda", p.lda, p.min_lda(), "A", p.a_rows(), p.a_cols()));
   TILEKIT_RETURN_IF_ERROR(check_ld("ldb", p.ldb, p.min_ldb(), "B", p.b_rows(), p.b_cols()));
   TILEKIT_RETURN_IF_ERROR(check_ld("ldc", p.ldc, p.min_ldc(), "C", p.m, p.n));
+  // Then the memory each operand spans, so a_span() and friends never overflow past here.
+  TILEKIT_RETURN_IF_ERROR(check_span("gemm", "A", p.layout, p.a_rows(), p.a_cols(), "lda", p.lda));
+  TILEKIT_RETURN_IF_ERROR(check_span("gemm", "B", p.layout, p.b_rows(), p.b_cols(), "ldb", p.ldb));
+  TILEKIT_RETURN_IF_ERROR(check_span("gemm", "C", p.layout, p.m, p.n, "ldc", p.ldc));
 
   // Pointers only where they will be used.
   if (is_quick_return(p)) return Status::ok();
@@ -87,11 +133,15 @@ Status validate(const TransposeProblem& p) {
   if (p.ldb < min_ldb)
     return invalid_argument("transpose: ldb = " + std::to_string(p.ldb) + " must be >= " +
                             std::to_string(min_ldb) + " (B = Aᵀ is " + shape(p.cols, p.rows) + ")");
+  TILEKIT_RETURN_IF_ERROR(
+      check_span("transpose", "A", Layout::kRowMajor, p.rows, p.cols, "lda", p.lda));
+  TILEKIT_RETURN_IF_ERROR(
+      check_span("transpose", "B", Layout::kRowMajor, p.cols, p.rows, "ldb", p.ldb));
   if (p.rows == 0 || p.cols == 0) return Status::ok();
   if (p.a == nullptr) return invalid_argument("transpose: A is null");
   if (p.b == nullptr) return invalid_argument("transpose: B is null");
-  const float* a_end = p.a + (p.rows - 1) * p.lda + p.cols;
-  const float* b_end = p.b + (p.cols - 1) * p.ldb + p.rows;
+  const float* a_end = p.a + span(Layout::kRowMajor, p.rows, p.cols, p.lda);
+  const float* b_end = p.b + span(Layout::kRowMajor, p.cols, p.rows, p.ldb);
   if (p.a < b_end && p.b < a_end)
     return invalid_argument("transpose: A and B overlap (the transpose is out of place)");
   return Status::ok();
@@ -99,6 +149,7 @@ Status validate(const TransposeProblem& p) {
 
 Status validate(const DotProblem& p) {
   if (p.n < 0) return invalid_argument("dot: n = " + std::to_string(p.n) + " must be >= 0");
+  TILEKIT_RETURN_IF_ERROR(check_vector_span("dot", "x and y", p.n));
   if (p.result == nullptr) return invalid_argument("dot: result is null");
   if (p.n > 0 && p.x == nullptr) return invalid_argument("dot: x is null");
   if (p.n > 0 && p.y == nullptr) return invalid_argument("dot: y is null");
@@ -107,6 +158,7 @@ Status validate(const DotProblem& p) {
 
 Status validate(const CopyProblem& p) {
   if (p.n < 0) return invalid_argument("copy: n = " + std::to_string(p.n) + " must be >= 0");
+  TILEKIT_RETURN_IF_ERROR(check_vector_span("copy", "x and y", p.n));
   if (p.n > 0 && (p.x == nullptr || p.y == nullptr)) return invalid_argument("copy: null pointer");
   return Status::ok();
 }

@@ -23,6 +23,20 @@ def run(*args, **kw):
     return subprocess.run([TILEKIT, *args], capture_output=True, text=True, timeout=300, **kw)
 
 
+def interrupt_after_first_row(p):
+    """Ctrl-C once the progress line on stderr ("[3/12] kernel size (4 s)") counts a finished
+    row, rather than after a fixed sleep that a slow machine or a sanitizer build outlasts.
+    Returns the stderr read so far."""
+    seen = []
+    for line in iter(p.stderr.readline, ""):
+        seen.append(line)
+        done = re.match(r"\[(\d+)/\d+\] ", line)
+        if done and int(done.group(1)) >= 1:
+            break
+    p.send_signal(signal.SIGINT)
+    return "".join(seen)
+
+
 class Cli(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -37,18 +51,6 @@ class Cli(unittest.TestCase):
     def save(self, name, array):
         np.save(self.path(name), array)
         return self.path(name)
-
-    def wait_for_finished_rows(self, p, step="", rows=1):
-        """Reads p's progress lines ("[done/total] step (elapsed s)") until `rows` rows have
-        finished and the current step names `step`, so that a Ctrl-C lands after real work
-        however loaded the machine is (a fixed sleep did not). Returns the lines read."""
-        seen = []
-        for line in p.stderr:
-            seen.append(line)
-            m = re.match(r"\[(\d+)/\d+\] (.*)", line)
-            if m and int(m.group(1)) >= rows and step in m.group(2):
-                return "".join(seen)
-        self.fail("no progress line after %d finished rows: %s" % (rows, "".join(seen)))
 
     def assert_usage_error(self, r, fragment, out=None):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
@@ -307,8 +309,7 @@ class Cli(unittest.TestCase):
         out = self.path("partial")
         p = subprocess.Popen([TILEKIT, "report", "--backend", "cpu", "--sizes", "64:1024:64", "--out", out],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        progress = self.wait_for_finished_rows(p, "gemm.")
-        p.send_signal(signal.SIGINT)
+        progress = interrupt_after_first_row(p)
         stdout, stderr = p.communicate(timeout=300)
         stderr = progress + stderr
         self.assertEqual(p.returncode, 130, stdout + stderr)
@@ -380,8 +381,7 @@ class Cli(unittest.TestCase):
         p = subprocess.Popen([TILEKIT, "bench", "gemm", "--backend", "cpu", "--sizes", "64:4096:64",
                               "--kernels", "gemm.cpu.openblas*", "--csv", csv],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        progress = self.wait_for_finished_rows(p)
-        p.send_signal(signal.SIGINT)
+        progress = interrupt_after_first_row(p)
         out, err = p.communicate(timeout=120)
         err = progress + err
         self.assertEqual(p.returncode, 130, out + err)

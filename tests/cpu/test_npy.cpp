@@ -2,9 +2,12 @@
 // malformed files that must give a clear error.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "tilekit/npy.hpp"
 
@@ -110,12 +113,18 @@ TEST(NpyMalformed, ThreeDimensional) {
   expect_malformed(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1), }", std::string(4, '\0')), "expected a 2-D array");
 }
 TEST(NpyMalformed, MissingKey) {
-  expect_malformed(npy("{'descr': '<f4', 'shape': (1, 1), }", std::string(4, '\0')), "malformed header");
+  expect_malformed(npy("{'descr': '<f4', 'shape': (1, 1), }", std::string(4, '\0')),
+                   "missing key 'fortran_order'");
 }
 TEST(NpyMalformed, BadVersion) {
   std::string b = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }", std::string(4, '\0'));
   b[6] = 9;
   expect_malformed(b, "version 9");
+}
+TEST(NpyMalformed, MinorVersion) {
+  std::string b = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }", std::string(4, '\0'));
+  b[7] = 1;
+  expect_malformed(b, "version 1.1");
 }
 TEST(NpyMalformed, MissingFile) {
   NpyMatrix m;
@@ -127,6 +136,230 @@ TEST(NpyWrite, UnwritableDirectoryFailsWithoutPartialFile) {
   const float v = 1;
   const Status s = write_npy_matrix("/nonexistent/dir/out.npy", &v, 1, 1);
   EXPECT_EQ(s.code(), StatusCode::kIoError);
+}
+
+TEST(NpyWrite, NegativeShapeIsRefused) {
+  const float v = 1;
+  EXPECT_EQ(write_npy_matrix(::testing::TempDir() + "tilekit_neg.npy", &v, -1, 1).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(npy_bytes_f32(&v, 1, -1), "");
+}
+
+// ---- hostile input (issue 9): each test is a defect the reliability probe found, or its kin ----
+
+// The parser's contract for error text: one line, printable ASCII, short.
+void expect_one_short_printable_line(const std::string& message) {
+  EXPECT_LT(message.size(), 400u) << message.substr(0, 400);
+  for (const char ch : message) {
+    const auto byte = static_cast<unsigned char>(ch);
+    ASSERT_TRUE(byte >= 0x20 && byte < 0x7f) << "byte " << int(byte) << " in: " << message.substr(0, 400);
+  }
+}
+
+std::string f4(const std::string& shape) {
+  return "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+}
+
+TEST(NpyHostile, EmptyShapeValueIsAnErrorNotAnException) {
+  // Used to throw std::out_of_range out of parse_npy_matrix and abort the process.
+  expect_malformed(npy("{'descr': '<f4', 'fortran_order': False, 'shape': }", ""), "expected a tuple for 'shape'");
+  expect_malformed(npy("{'descr': '<f4', 'fortran_order': False, 'shape': , }", ""), "expected a tuple");
+  expect_malformed(npy("{'descr': '<f4', 'fortran_order': False, 'shape':", ""), "at the end of the header");
+}
+
+TEST(NpyHostile, HugeDimensionBesideZeroIsRefusedAtOnce) {
+  // (9223372036854775807, 0) has no elements; the row loop used to run 2^63 times.
+  expect_malformed(npy(f4("(9223372036854775807, 0)"), ""), "too large");
+  expect_malformed(npy(f4("(0, 9223372036854775807)"), ""), "too large");
+}
+
+TEST(NpyHostile, SizeCapAppliesWhenADimensionIsZero) {
+  // 2^50 rows of nothing: counted as 2^50 × 1 float32 (4 PB), more than any machine's memory.
+  NpyMatrix m;
+  const Status s = parse_npy_matrix(npy(f4("(1125899906842624, 0)"), ""), "big.npy", &m);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfMemory) << s.to_string();
+  EXPECT_NE(s.message().find("big.npy"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("empty dimension counted as 1"), std::string::npos) << s.message();
+}
+
+TEST(NpyHostile, ElementCountOverflowIsRefused) {
+  // 2^32 × 2^32 = 2^64 elements wraps to 0 in 64-bit arithmetic: an "empty" matrix.
+  expect_malformed(npy(f4("(4294967296, 4294967296)"), ""), "too large");
+  // 2^31 × 2^31 = 2^62 elements fits int64, but not as bytes of float64.
+  expect_malformed(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2147483648, 2147483648), }", ""),
+                   "too large");
+}
+
+TEST(NpyHostile, DimensionBeyondInt64IsRefused) {
+  expect_malformed(npy(f4("(9223372036854775808, 1)"), ""), "does not fit");
+  expect_malformed(npy(f4("(99999999999999999999999999999999, 1)"), ""), "does not fit");
+}
+
+TEST(NpyHostile, GarbageInsideTheShapeIsRefused) {
+  // "(4 7, 3)" used to be read as (4, 3).
+  expect_malformed(npy(f4("(4 7, 3)"), std::string(48, '\0')), "expected ',' or ')' after a dimension");
+  expect_malformed(npy(f4("(4x, 3)"), std::string(48, '\0')), "expected ',' or ')'");
+  expect_malformed(npy(f4("(4, 3 junk)"), std::string(48, '\0')), "expected ',' or ')'");
+  expect_malformed(npy(f4("(4,, 3)"), std::string(48, '\0')), "expected a dimension");
+  expect_malformed(npy(f4("(-4, 3)"), ""), "negative dimension");
+  expect_malformed(npy(f4("(+4, 3)"), ""), "expected a dimension");
+  expect_malformed(npy(f4("(04, 3)"), ""), "leading zero");
+  expect_malformed(npy(f4("(4.0, 3)"), ""), "expected ',' or ')'");
+  expect_malformed(npy(f4("(4)"), std::string(16, '\0')), "trailing comma");
+  expect_malformed(npy(f4("[4, 3]"), ""), "expected a tuple");
+  expect_malformed(npy(f4("(4, 3"), ""), "expected a dimension");
+}
+
+TEST(NpyHostile, HeaderGrammarIsStrict) {
+  const std::string one = std::string(4, '\0');
+  expect_malformed(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), } extra", one),
+                   "unexpected text after the header dict");
+  expect_malformed(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), 'x': 1}", one),
+                   "unexpected key");
+  expect_malformed(npy("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1, 1)}", one),
+                   "key 'descr' appears twice");
+  expect_malformed(npy("{'descr': '<f4', 'fortran_order': 0, 'shape': (1, 1)}", one), "True or False");
+  expect_malformed(npy("{'descr': '<f4', 'fortran_order': Falsey, 'shape': (1, 1)}", one), "expected ','");
+  expect_malformed(npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1, 1)}", one),
+                   "structured dtypes are not supported");
+  expect_malformed(npy("{'descr': '<f4' 'fortran_order': False, 'shape': (1, 1)}", one), "expected ',' or '}'");
+  expect_malformed(npy("{'descr' '<f4', 'fortran_order': False, 'shape': (1, 1)}", one), "expected ':'");
+  expect_malformed(npy("{'descr': '<f\\x34', 'fortran_order': False, 'shape': (1, 1)}", one), "backslash");
+  expect_malformed(npy("{'descr': '<f4, 'fortran_order': False, 'shape': (1, 1)}", one), "expected ',' or '}'");
+  expect_malformed(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1)", one), "at the end of the header");
+  expect_malformed(npy("", one), "expected '{'");
+}
+
+TEST(NpyHostile, DataLengthMustMatchExactly) {
+  expect_malformed(npy(f4("(2, 2)"), std::string(17, '\0')), "does not match");
+  expect_malformed(npy(f4("(0, 2)"), std::string(1, '\0')), "does not match");
+}
+
+TEST(NpyHostile, ErrorTextIsOnePrintableShortLine) {
+  // Newlines, escape codes and a megabyte of header used to reach the terminal verbatim.
+  const std::string nasty_descr = "{'descr': '\x1b[2J\n\x93', 'fortran_order': False, 'shape': (1, 1), }";
+  NpyMatrix m;
+  Status s = parse_npy_matrix(npy(nasty_descr, std::string(4, '\0')), "bad.npy", &m);
+  ASSERT_FALSE(s.is_ok());
+  expect_one_short_printable_line(s.message());
+  EXPECT_NE(s.message().find("\\x1b[2J\\x0a\\x93"), std::string::npos) << s.message();
+
+  const std::string megabyte_header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), " +
+                                      std::string(1 << 20, '\n') + "\x01}";
+  s = parse_npy_matrix(npy(megabyte_header, std::string(4, '\0'), 2), "bad.npy", &m);
+  ASSERT_FALSE(s.is_ok());
+  expect_one_short_printable_line(s.message());
+
+  const std::string long_key = "{'" + std::string(1 << 20, 'k') + "': 1}";
+  s = parse_npy_matrix(npy(long_key, "", 2), "bad.npy", &m);
+  ASSERT_FALSE(s.is_ok());
+  expect_one_short_printable_line(s.message());
+  EXPECT_NE(s.message().find("more bytes)"), std::string::npos) << "says the excerpt was cut: " << s.message();
+
+  s = parse_npy_matrix("not\nnpy", "line\nbreak.npy", &m);
+  expect_one_short_printable_line(s.message());
+  EXPECT_NE(s.message().find("line\\x0abreak.npy"), std::string::npos) << s.message();
+}
+
+TEST(NpyHostile, EveryTruncationIsAnError) {
+  const std::vector<float> v = {1, 2, 3, 4, 5, 6};
+  const std::string good = npy(f4("(2, 3)"), raw(v));
+  for (size_t length = 0; length < good.size(); ++length) {
+    NpyMatrix m;
+    const Status s = parse_npy_matrix(good.substr(0, length), "cut.npy", &m);
+    EXPECT_FALSE(s.is_ok()) << "length " << length;
+    expect_one_short_printable_line(s.message());
+  }
+}
+
+TEST(NpyHostile, EveryHeaderByteFlipGivesAMatrixOrAnError) {
+  const std::vector<float> v = {1, 2, 3, 4, 5, 6};
+  const std::string good = npy(f4("(2, 3)"), raw(v));
+  const std::string header_bytes = "\x00\n '\"(),:{}0123456789-LTrueFalse\xff";
+  for (size_t at = 0; at < good.size() - v.size() * sizeof(float); ++at)
+    for (const char replacement : header_bytes) {
+      std::string bent = good;
+      bent[at] = replacement;
+      NpyMatrix m;
+      const Status s = parse_npy_matrix(bent, "bent.npy", &m);
+      if (s.is_ok())
+        EXPECT_EQ(m.data.size(), static_cast<size_t>(m.rows * m.cols));
+      else
+        expect_one_short_printable_line(s.message());
+    }
+}
+
+TEST(NpyHostile, OutputIsUntouchedOnError) {
+  NpyMatrix m;
+  m.rows = 7;
+  m.data = {42.0f};
+  m.source_dtype = "kept";
+  EXPECT_FALSE(parse_npy_matrix(npy(f4("(2, 2)"), std::string(3, '\0')), "x", &m).is_ok());
+  EXPECT_EQ(m.rows, 7);
+  EXPECT_EQ(m.data, std::vector<float>{42.0f});
+  EXPECT_EQ(m.source_dtype, "kept");
+}
+
+TEST(NpyHostile, DirectoryIsAnError) {
+  NpyMatrix m;
+  const Status s = read_npy_matrix(::testing::TempDir(), &m);
+  EXPECT_EQ(s.code(), StatusCode::kIoError) << s.to_string();
+}
+
+// ---- what a strict reader must still accept ----
+
+TEST(Npy, Float16IsConvertedToFloat32) {
+  // 1, -2, 65504 (largest half), 2^-24 (smallest subnormal), 2^-14 (smallest normal), -0,
+  // +inf, NaN.
+  const std::vector<uint16_t> halves = {0x3c00, 0xc000, 0x7bff, 0x0001, 0x0400, 0x8000, 0x7c00, 0x7e00};
+  NpyMatrix m;
+  ASSERT_TRUE(parse_npy_matrix(npy("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 4), }", raw(halves)), "h", &m).is_ok());
+  EXPECT_EQ(m.source_dtype, "float16");
+  ASSERT_EQ(m.data.size(), 8u);
+  EXPECT_EQ(m.data[0], 1.0f);
+  EXPECT_EQ(m.data[1], -2.0f);
+  EXPECT_EQ(m.data[2], 65504.0f);
+  EXPECT_EQ(m.data[3], 0x1p-24f);
+  EXPECT_EQ(m.data[4], 0x1p-14f);
+  EXPECT_EQ(m.data[5], 0.0f);
+  EXPECT_TRUE(std::signbit(m.data[5]));
+  EXPECT_EQ(m.data[6], std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(m.data[7]));
+}
+
+TEST(Npy, Float16FortranOrder) {
+  const std::vector<uint16_t> halves = {0x3c00, 0x4400, 0x4000, 0x4500, 0x4200, 0x4600};  // 1 4 2 5 3 6
+  NpyMatrix m;
+  ASSERT_TRUE(parse_npy_matrix(npy("{'descr': '<f2', 'fortran_order': True, 'shape': (2, 3), }", raw(halves)), "h", &m).is_ok());
+  EXPECT_EQ(m.data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(Npy, Version3HeaderAndDoubleQuotesAndPython2Longs) {
+  const std::vector<float> v = {7, 8};
+  NpyMatrix m;
+  ASSERT_TRUE(parse_npy_matrix(npy("{\"descr\": \"<f4\", \"shape\": (1L, 2L), \"fortran_order\": False}", raw(v), 3), "x", &m).is_ok());
+  EXPECT_EQ(m.data, v);
+}
+
+TEST(Npy, ZeroByZeroAndOddWhitespace) {
+  NpyMatrix m;
+  ASSERT_TRUE(parse_npy_matrix(npy("{ 'descr' :'<f8','fortran_order':True,'shape':( 0 ,0 , ) }", ""), "x", &m).is_ok());
+  EXPECT_EQ(m.rows, 0);
+  EXPECT_EQ(m.cols, 0);
+  EXPECT_TRUE(m.data.empty());
+}
+
+TEST(Npy, VectorShapes) {
+  const std::vector<float> v = {1, 2, 3};
+  NpyMatrix m;
+  ASSERT_TRUE(parse_npy_vector(npy(f4("(3, 1)"), raw(v)), "col", &m).is_ok());
+  EXPECT_EQ(m.rows, 1);
+  EXPECT_EQ(m.cols, 3);
+  EXPECT_EQ(m.data, v);
+  ASSERT_TRUE(parse_npy_vector(npy(f4("(0,)"), ""), "empty", &m).is_ok());
+  EXPECT_EQ(m.cols, 0);
+  EXPECT_EQ(parse_npy_vector(npy(f4("()"), std::string(4, '\0')), "scalar", &m).code(), StatusCode::kIoError);
+  EXPECT_EQ(parse_npy_vector(npy(f4("(9223372036854775807, 0)"), ""), "v", &m).code(), StatusCode::kIoError);
 }
 
 }  // namespace
