@@ -133,6 +133,16 @@ Status check_sweep_memory(const GemmBenchConfig& cfg) {
   return Status::ok();
 }
 
+// Ok when `kernel` can run `p`: the same storage types and compute mode (the sweep's problems
+// are float32; a kernel of other types is skipped with that reason, not run into an error), and
+// its can_implement accepts the shape.
+Status can_run(const GemmKernel& kernel, const GemmProblem& p, const DeviceInfo* device) {
+  if (kernel.info.types != p.types)
+    return not_supported("implements " + types_tag(kernel.info.types) + "; this sweep runs " +
+                         types_tag(p.types) + " problems");
+  return kernel.can_implement(p, device);
+}
+
 Status allocate_operands(const GemmProblem& p, Operands* x) {
   int64_t a_count = 0, b_count = 0, c_count = 0;
   TILEKIT_RETURN_IF_ERROR(checked_elements(p.a_rows(), p.a_cols(), "A", &a_count));
@@ -346,7 +356,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       const GemmKernel* kernel = nullptr;
       std::string reason;
       Status can = resolve_row_kernel(listed, cfg, p, &kernel, &reason);
-      if (can) can = kernel->can_implement(p, device);
+      if (can) can = can_run(*kernel, p, device);
       if (!can) {
         row.outcome = "skipped";
         row.detail = can.message();
