@@ -373,6 +373,8 @@ float decode(const char* p) {
 // The file's elements (C or Fortran order) into the row-major float32 `dst`.
 template <size_t kItemSize>
 void to_row_major(const char* src, int64_t rows, int64_t cols, bool fortran_order, float* dst) {
+  // An empty array may still have a billion rows (within the size cap): no loop over them.
+  if (rows == 0 || cols == 0) return;
   const auto r_count = static_cast<size_t>(rows), c_count = static_cast<size_t>(cols);
   for (size_t r = 0; r < r_count; ++r)
     for (size_t c = 0; c < c_count; ++c) {

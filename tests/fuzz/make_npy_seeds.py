@@ -55,6 +55,8 @@ def seeds():
     yield "issue9_product_past_2_64", hand_made(f4 % "(4294967296, 4294967297)")
     yield "issue9_garbage_in_shape", hand_made(f4 % "(4 7, 3)", b"\0" * 48)
     yield "issue9_escape_codes", hand_made("{'descr': '\x1b[2J\x07', 'fortran_order': False, 'shape': (1, 1), }", b"\0" * 4)
+    # The fuzzer's own finds, once fixed.
+    yield "found_empty_billion_rows", hand_made("{'descr': '<f2', 'fortran_order': False, 'shape': (929223744, 0), }")
     yield "python2_longs", hand_made(f4 % "(1L, 2L)", b"\0" * 8)
 
 
