@@ -165,6 +165,46 @@ class Cli(unittest.TestCase):
                 "--b", self.save("b.npy", np.ones((2, 2), np.float32)), "--out", out)
         self.assert_usage_error(r, "unsupported dtype", out)
 
+    # ---- types, compute modes and the kernel choice (kernel contract v2) ----
+    def test_compute_modes_explain_and_check(self):
+        for extra, chosen in [((), "gemm.cpu.blocked.f32."),
+                              (("--dtype", "bf16"), "gemm.cpu.reference.bf16"),
+                              (("--dtype", "f16"), "gemm.cpu.reference.f16"),
+                              (("--compute", "tf32"), "gemm.cpu.reference.f32_tf32"),
+                              (("--compute", "f32_3xtf32"), "gemm.cpu.reference.f32_3xtf32")]:
+            r = run("gemm", "--m", "37", "--n", "29", "--k", "41", "--backend", "cpu",
+                    "--explain", "--check", *extra)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("explain: " + chosen, r.stdout, extra)
+            self.assertIn("check: PASS", r.stdout, extra)
+
+    def test_vendor_kernels_only_when_allowed(self):
+        r = run("gemm", "--m", "16", "--n", "16", "--k", "16", "--backend", "cpu", "--explain")
+        self.assertNotIn("openblas", r.stdout)
+        r = run("gemm", "--m", "16", "--n", "16", "--k", "16", "--backend", "cpu",
+                "--kernel", "gemm.cpu.openblas.f32", "--explain")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("named by --kernel", r.stdout)
+
+    def test_a_kernel_of_other_types_or_an_unserved_mode_is_exit_2(self):
+        r = run("gemm", "--m", "8", "--n", "8", "--k", "8", "--backend", "cpu",
+                "--kernel", "gemm.cpu.reference.f32_tf32")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("compute tf32", r.stderr)
+        r = run("gemm", "--m", "8", "--n", "8", "--k", "8", "--backend", "cpu",
+                "--dtype", "f16", "--compute", "f32")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--compute", r.stderr)
+        r = run("gemm", "--m", "8", "--n", "8", "--k", "8", "--dtype", "fp8")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--dtype", r.stderr)
+
+    def test_bench_auto_row_names_the_kernel_it_ran(self):
+        r = run("bench", "gemm", "--backend", "cpu", "--sizes", "32", "--kernels", "auto",
+                "--no-baseline", "--min-samples", "2", "--max-time", "0.05")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"auto .* ran gemm\.cpu\.blocked\.f32")
+
     def test_three_dimensional_array(self):
         out = self.path("out.npy")
         r = run("gemm", "--a", self.save("a.npy", np.ones((2, 2, 2), np.float32)),
@@ -280,7 +320,7 @@ class Cli(unittest.TestCase):
         if "GPU 0:" in run("devices").stdout:
             self.skipTest("a GPU is present")
         r = run("inspect")
-        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.returncode, 2)  # a request this machine cannot serve: not supported
         self.assertIn("tilekit occupancy", r.stderr)
 
     # ---- report ----
