@@ -211,11 +211,11 @@ Status parse_sizes(const std::string& spec, std::vector<GemmShape>* out) {
   return Status::ok();
 }
 
-void mark_noise(BenchRow* row) { row->noisy = row->outcome == "ok" && is_noisy(row->timing); }
+void mark_noise(BenchRow* row) { row->noisy = row->outcome == RowOutcome::kOk && is_noisy(row->timing); }
 
 Status record_error_row(const Status& s, BenchRow row, std::vector<BenchRow>* rows) {
   if (s.code() == StatusCode::kCancelled || s.code() == StatusCode::kCudaError) return s;
-  row.outcome = "error";
+  row.outcome = RowOutcome::kError;
   row.detail = s.message();
   rows->push_back(std::move(row));
   return Status::ok();
@@ -358,7 +358,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       Status can = resolve_row_kernel(listed, cfg, p, &kernel, &reason);
       if (can) can = can_run(*kernel, p, device);
       if (!can) {
-        row.outcome = "skipped";
+        row.outcome = RowOutcome::kSkipped;
         row.detail = can.message();
         rows->push_back(row);
         continue;
@@ -379,7 +379,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       row.verification = check.summary();
       row.max_rel_error = check.max_rel_error;
       if (!check.passed) {
-        row.outcome = "FAIL";
+        row.outcome = RowOutcome::kFail;
         row.detail = check.summary() + " (seed " + std::to_string(seed) + ")";
         rows->push_back(row);
         continue;
@@ -395,7 +395,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
         TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
-      row.outcome = "ok";
+      row.outcome = RowOutcome::kOk;
       mark_noise(&row);
       row.detail = listed ? check.summary() : kernel->info.id + ": " + check.summary();
       row.gflops = row.timing.median_s > 0 ? row.flops / row.timing.median_s / 1e9 : 0;
@@ -406,10 +406,10 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
     double base = 0;
     for (const auto& r : *rows)
       if (r.kernel == base_id && r.shape.m == shape.m && r.shape.n == shape.n &&
-          r.shape.k == shape.k && r.outcome == "ok")
+          r.shape.k == shape.k && r.outcome == RowOutcome::kOk)
         base = r.gflops;
     for (auto& r : *rows)
-      if (base > 0 && r.outcome == "ok" && r.shape.m == shape.m && r.shape.n == shape.n &&
+      if (base > 0 && r.outcome == RowOutcome::kOk && r.shape.m == shape.m && r.shape.n == shape.n &&
           r.shape.k == shape.k)
         r.baseline_ratio = r.gflops / base;
   }

@@ -332,7 +332,7 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
       fill_resources(*e.resources, arch_ptr, &row);
       Status can = e.can_run(b, size, device);
       if (!can) {
-        row.outcome = "skipped";
+        row.outcome = RowOutcome::kSkipped;
         row.detail = can.message();
         rows->push_back(row);
         continue;
@@ -343,7 +343,7 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
         continue;
       }
       if (row.verification.rfind("FAIL", 0) == 0) {
-        row.outcome = "FAIL";
+        row.outcome = RowOutcome::kFail;
         row.detail = row.verification + " (seed " + std::to_string(seed) + ")";
         rows->push_back(row);
         continue;
@@ -353,7 +353,7 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
         TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
-      row.outcome = "ok";
+      row.outcome = RowOutcome::kOk;
       mark_noise(&row);
       row.detail = row.verification;
       row.gbps = row.timing.median_s > 0 ? row.bytes / row.timing.median_s / 1e9 : 0;
@@ -363,7 +363,7 @@ Status run_memory_bench(const MemoryBenchConfig& cfg, std::vector<BenchRow>* row
     }
     for (size_t i = first_row; i < rows->size(); ++i) {
       BenchRow& r = (*rows)[i];
-      if (r.outcome != "ok") continue;
+      if (r.outcome != RowOutcome::kOk) continue;
       if (ceiling_gbps > 0) r.ceiling_ratio = r.gbps / ceiling_gbps;
       if (baseline_gbps > 0) r.baseline_ratio = r.gbps / baseline_gbps;
     }

@@ -100,7 +100,7 @@ std::string memory_verdict(const BenchRow& r) {
 
 void print_failure(std::ostream& out, const BenchRow& r, int blanks) {
   for (int i = 0; i < blanks; ++i) out << std::setw(i == 0 ? 11 : 9) << "-";
-  out << "  " << r.outcome << ": " << r.detail << "\n";
+  out << "  " << outcome_name(r.outcome) << ": " << r.detail << "\n";
 }
 
 void print_gemm_rows(std::ostream& out, const std::vector<BenchRow>& rows, size_t w) {
@@ -111,7 +111,7 @@ void print_gemm_rows(std::ostream& out, const std::vector<BenchRow>& rows, size_
   for (const auto& r : rows) {
     out << std::left << std::setw(static_cast<int>(w)) << r.kernel << "  " << std::setw(15)
         << r.size << std::right;
-    if (r.outcome != "ok") {
+    if (r.outcome != RowOutcome::kOk) {
       print_failure(out, r, 5);
       continue;
     }
@@ -133,7 +133,7 @@ void print_memory_rows(std::ostream& out, const std::vector<BenchRow>& rows, siz
   for (const auto& r : rows) {
     out << std::left << std::setw(static_cast<int>(w)) << r.kernel << "  " << std::setw(12)
         << r.size << std::right;
-    if (r.outcome != "ok") {
+    if (r.outcome != RowOutcome::kOk) {
       print_failure(out, r, 4);
       continue;
     }
@@ -188,7 +188,7 @@ Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& row
        "timestamp_utc,command\n";
   for (const auto& r : rows) {
     s << r.op << ',' << csv_field(r.kernel) << ',' << r.size << ',' << r.shape.m << ','
-      << r.shape.n << ',' << r.shape.k << ',' << r.outcome << ',' << std::setprecision(9)
+      << r.shape.n << ',' << r.shape.k << ',' << outcome_name(r.outcome) << ',' << std::setprecision(9)
       << r.timing.median_s * 1e3 << ',' << r.timing.min_s * 1e3 << ',' << r.timing.max_s * 1e3
       << ',' << r.timing.q1_s * 1e3 << ',' << r.timing.q3_s * 1e3 << ',' << r.timing.samples
       << ',' << r.timing.noise << ',' << (r.timing.converged ? 1 : 0) << ','
@@ -232,7 +232,7 @@ Status write_bench_json(const std::string& path, const std::vector<BenchRow>& ro
                          {"m", r.shape.m},
                          {"n", r.shape.n},
                          {"k", r.shape.k},
-                         {"outcome", r.outcome},
+                         {"outcome", outcome_name(r.outcome)},
                          {"detail", r.detail},
                          {"median_ms", r.timing.median_s * 1e3},
                          {"min_ms", r.timing.min_s * 1e3},

@@ -157,7 +157,7 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
   {
     std::map<int64_t, int> ok_at;
     for (const auto& r : rows)
-      if (r.outcome == "ok") ++ok_at[r.shape.m];
+      if (r.outcome == RowOutcome::kOk) ++ok_at[r.shape.m];
     int most = 0;
     for (const auto& [n, count] : ok_at)
       if (count >= most) {
@@ -189,7 +189,7 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
     // The CPU BLAS runs under the CPU's roof, which this report measures only on the CPU backend.
     t.roof_gflops = blas_row && gpu ? 0 : std::min(peak, t.q * bandwidth);
     for (const auto& r : rows)
-      if (r.kernel == t.kernel && r.shape.m == n_model && r.outcome == "ok") t.measured_gflops = r.gflops;
+      if (r.kernel == t.kernel && r.shape.m == n_model && r.outcome == RowOutcome::kOk) t.measured_gflops = r.gflops;
     traffic.push_back(t);
   }
 
@@ -265,7 +265,7 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
   for (const auto& r : rows) {
     if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
     size_set.insert(r.shape.m);
-    if (r.outcome == "ok") rate[{r.kernel, r.shape.m}] = r.gflops;
+    if (r.outcome == RowOutcome::kOk) rate[{r.kernel, r.shape.m}] = r.gflops;
   }
   auto cell = [&](const std::string& k, int64_t n) {
     auto it = rate.find({k, n});
@@ -394,21 +394,14 @@ Status run_report(const ReportConfig& cfg, ReportOutcome* outcome) {
 
   // Plots.
   const std::string script = cfg.scripts_dir + "/plot_report.py";
-  const std::string check = "python3 -c 'import matplotlib' >/dev/null 2>&1";
-  if (std::system(check.c_str()) != 0) {
-    outcome->plot_message = "plots skipped: python3 with matplotlib is needed (scripts/setup.sh "
-                            "installs it; or `python3 -m pip install matplotlib`), then run "
-                            "`python3 " + script + " " + cfg.out_dir + "`";
-    md << "\n*Plots missing: " << outcome->plot_message << "*\n";
+  // Drawing runs a program, which a library must not do: the caller (the CLI) supplies it.
+  if (cfg.draw_plots) {
+    const Status drawn = cfg.draw_plots(script, cfg.out_dir, &outcome->plot_message);
+    outcome->plotted = drawn.is_ok();
+    if (!drawn) md << "\n*Plots missing: " << outcome->plot_message << "*\n";
   } else {
-    const std::string cmd = "python3 '" + script + "' '" + cfg.out_dir + "'";
-    if (std::system(cmd.c_str()) == 0) {
-      outcome->plotted = true;
-      outcome->plot_message = "plots written by " + script;
-    } else {
-      outcome->plot_message = "the plot script failed: " + cmd;
-      md << "\n*" << outcome->plot_message << "*\n";
-    }
+    outcome->plot_message = "plots not drawn: run `python3 " + script + " " + cfg.out_dir + "`";
+    md << "\n*" << outcome->plot_message << "*\n";
   }
   md << "\n## Files\n\n`rows.csv`, `rows.json` (every measured row with its environment), "
         "`report.json` (ceilings, traffic model, occupancy curves), and the PNG plots, drawn "

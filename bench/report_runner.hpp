@@ -25,6 +25,10 @@ struct ReportConfig {
   TimingPolicy timing;
   std::string command_line;
   std::string scripts_dir;  // where plot_report.py lives
+  // Draws the PNG plots from the folder's CSV/JSON with `script` (the CLI runs python3); sets
+  // *message to what it wrote or why it could not. Unset: the report says how to draw them.
+  std::function<Status(const std::string& script, const std::string& out_dir,
+                       std::string* message)> draw_plots;
   std::function<void(int done, int total, const std::string& what)> progress;
   const std::atomic<bool>* cancel = nullptr;
 };

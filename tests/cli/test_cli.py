@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -28,12 +29,21 @@ def interrupt_after_first_row(p):
     row, rather than after a fixed sleep that a slow machine or a sanitizer build outlasts.
     Returns the stderr read so far."""
     seen = []
+    # Whatever the progress line says (or if it never says it), Ctrl-C after 90 s, and kill the
+    # process after 240 s: a stuck test must not leave a sweep running for hours.
+    fallback = threading.Timer(90, lambda: p.poll() is None and p.send_signal(signal.SIGINT))
+    killer = threading.Timer(240, lambda: p.poll() is None and p.kill())
+    fallback.daemon = killer.daemon = True
+    fallback.start()
+    killer.start()
     for line in iter(p.stderr.readline, ""):
         seen.append(line)
         done = re.match(r"\[(\d+)/\d+\] ", line)
         if done and int(done.group(1)) >= 1:
             break
-    p.send_signal(signal.SIGINT)
+    fallback.cancel()
+    if p.poll() is None:
+        p.send_signal(signal.SIGINT)
     return "".join(seen)
 
 

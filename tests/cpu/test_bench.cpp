@@ -93,12 +93,12 @@ TEST(GemmBench, CpuRunVerifiesEveryRowAndComparesWithTheBaseline) {
     const GemmKernel* kernel = Registry::instance().find_gemm(r.kernel);
     ASSERT_NE(kernel, nullptr) << r.kernel;
     if (kernel->info.types != GemmTypes{}) {  // the sweep is float32: other types are skipped
-      EXPECT_EQ(r.outcome, "skipped") << r.kernel;
+      EXPECT_EQ(r.outcome, RowOutcome::kSkipped) << r.kernel;
       EXPECT_NE(r.detail.find("implements " + types_tag(kernel->info.types)), std::string::npos)
           << r.detail;
       continue;
     }
-    EXPECT_EQ(r.outcome, "ok") << r.kernel << " " << r.shape.str() << ": " << r.detail;
+    EXPECT_EQ(r.outcome, RowOutcome::kOk) << r.kernel << " " << r.shape.str() << ": " << r.detail;
     EXPECT_EQ(r.verification.rfind("PASS", 0), 0u) << r.verification;
     EXPECT_GT(r.gflops, 0);
     EXPECT_GT(r.baseline_ratio, 0);
@@ -130,7 +130,7 @@ TEST(GemmBench, OtherComputeModesAndTheAutoRow) {
   EXPECT_EQ(rows[0].kernel, "gemm.cpu.reference.bf16");
   EXPECT_EQ(rows[1].kernel, "auto");
   EXPECT_EQ(rows[1].resolved, "gemm.cpu.reference.bf16");
-  for (const auto& r : rows) EXPECT_EQ(r.outcome, "ok") << r.kernel << ": " << r.detail;
+  for (const auto& r : rows) EXPECT_EQ(r.outcome, RowOutcome::kOk) << r.kernel << ": " << r.detail;
 }
 
 TEST(GemmBench, UnmatchedGlobIsAnError) {
@@ -283,7 +283,7 @@ TEST(MemoryBench, UnmatchedGlobIsAnErrorEvenWithTheBaseline) {
 TEST(Noise, NoisyRowsSaySoEverywhere) {
   BenchRow quiet, noisy;
   quiet.kernel = "gemm.cpu.openblas.f32";
-  quiet.outcome = "ok";
+  quiet.outcome = RowOutcome::kOk;
   quiet.size = "256";
   quiet.timing.samples = 10;
   quiet.timing.median_s = 1e-3;

@@ -105,9 +105,9 @@ class BenchSession {
     }
     if (!run) return fail(run);
     for (const auto& r : rows)
-      if (r.outcome == "FAIL") return kExitVerify;
+      if (r.outcome == bench::RowOutcome::kFail) return kExitVerify;
     for (const auto& r : rows)
-      if (r.outcome == "error") return kExitRuntime;
+      if (r.outcome == bench::RowOutcome::kError) return kExitRuntime;
     return kExitOk;
   }
 

@@ -1,6 +1,8 @@
 // cmd_report.cpp — `tilekit report`: sweeps, best configurations, speedups, roofline, traffic.
 #include <iostream>
 
+#include <cstdlib>
+
 #include "cli_common.hpp"
 #include "report_runner.hpp"
 
@@ -17,6 +19,23 @@ struct ReportOptions {
   bool no_cpu_blas = false;
   BackendOptions backend;
 };
+
+// The report's plots: python3 with matplotlib runs scripts/plot_report.py on the folder.
+Status draw_report_plots(const std::string& script, const std::string& out_dir,
+                         std::string* message) {
+  if (std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
+    *message = "python3 with matplotlib is needed (scripts/setup.sh installs it), then run "
+               "`python3 " + script + " " + out_dir + "`";
+    return not_supported(*message);
+  }
+  const std::string cmd = "python3 '" + script + "' '" + out_dir + "'";
+  if (std::system(cmd.c_str()) != 0) {
+    *message = "the plot script failed: " + cmd;
+    return Status(StatusCode::kInternal, *message);
+  }
+  *message = "plots written by " + script;
+  return Status::ok();
+}
 
 int run_report_cmd(const ReportOptions& o) {
   bench::ReportConfig cfg;
@@ -37,6 +56,7 @@ int run_report_cmd(const ReportOptions& o) {
   cfg.command_line = command_line();
   const char* env = std::getenv("TILEKIT_SCRIPTS");
   cfg.scripts_dir = env ? env : TILEKIT_SOURCE_DIR "/scripts";
+  cfg.draw_plots = draw_report_plots;
   return run_report_with_session(cfg);
 }
 
