@@ -47,7 +47,7 @@ struct GemmProblem {
   int64_t min_ldc() const;
 
   // Number of elements spanned in memory from the first element to one past the last.
-  // validate() rejects a problem whose spans (as float32 bytes) overflow int64; on one it has
+  // validate() rejects a problem whose spans (in bytes of their types) overflow int64; on one it has
   // not validated, an overflowing span saturates at INT64_MAX rather than wrapping.
   int64_t a_span() const;
   int64_t b_span() const;

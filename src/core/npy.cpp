@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "tilekit/sizes.hpp"
+#include "tilekit/types.hpp"
 
 // Elements are decoded with memcpy into native floats: the file's '<' (little-endian) order must
 // be the machine's (x86-64 and AArch64 Linux both are).
@@ -335,30 +336,13 @@ Status check_sizes(int64_t rows, int64_t cols, size_t itemsize, const std::strin
                                                        : ""));
 }
 
-float half_to_float(uint16_t half) {
-  const bool negative = (half & 0x8000u) != 0;
-  const uint32_t exponent = (half >> 10) & 0x1fu, mantissa = half & 0x3ffu;
-  uint32_t bits = negative ? 0x80000000u : 0u;
-  if (exponent == 0x1f) {
-    bits |= 0x7f800000u | (mantissa << 13);  // infinity, or NaN keeping its payload
-  } else if (exponent != 0) {
-    bits |= ((exponent + (127 - 15)) << 23) | (mantissa << 13);  // normal: re-bias the exponent
-  } else {
-    const float subnormal = static_cast<float>(mantissa) * 0x1p-24f;  // exact in float32
-    return negative ? -subnormal : subnormal;
-  }
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
 // One element at `p` (of the file's dtype) as float32.
 template <size_t kItemSize>
 float decode(const char* p) {
   if constexpr (kItemSize == 2) {
-    uint16_t half;
-    std::memcpy(&half, p, 2);
-    return half_to_float(half);
+    f16_t half;
+    std::memcpy(&half.bits, p, 2);
+    return f16_to_float(half);
   } else if constexpr (kItemSize == 4) {
     float single;
     std::memcpy(&single, p, 4);

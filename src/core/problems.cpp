@@ -38,18 +38,19 @@ int64_t span(Layout layout, int64_t rows, int64_t cols, int64_t ld) {
 
 std::string shape(int64_t r, int64_t c) { return std::to_string(r) + " x " + std::to_string(c); }
 
-// An error naming `operand` when its float32 span, in elements or in bytes, does not fit int64:
-// no pointer into it could be formed, and a size computed from it would wrap.
-Status check_span(const char* op, const char* operand, Layout layout, int64_t rows, int64_t cols,
-                  const char* ld_name, int64_t ld) {
+// An error naming `operand` when its span of `type` elements, in elements or in bytes, does not
+// fit int64: no pointer into it could be formed, and a size computed from it would wrap.
+Status check_span(const char* op, const char* operand, DType type, Layout layout, int64_t rows,
+                  int64_t cols, const char* ld_name, int64_t ld) {
   int64_t elements = 0;
   size_t bytes = 0;
   if (span_fits(layout, rows, cols, ld, &elements) &&
-      checked_bytes(elements, sizeof(float), operand, &bytes).is_ok())
+      checked_bytes(elements, dtype_size(type), operand, &bytes).is_ok())
     return Status::ok();
   return invalid_argument(std::string(op) + ": " + operand + " (" + layout_name(layout) +
                           "-major " + shape(rows, cols) + ", " + ld_name + " = " +
-                          std::to_string(ld) + ") spans more than 2^63 bytes of float32");
+                          std::to_string(ld) + ") spans more than 2^63 bytes of " +
+                          dtype_name(type));
 }
 
 // The same for a vector of n float32 elements.
@@ -57,7 +58,7 @@ Status check_vector_span(const char* op, const char* operand, int64_t n) {
   size_t bytes = 0;
   if (checked_bytes(n, sizeof(float), operand, &bytes).is_ok()) return Status::ok();
   return invalid_argument(std::string(op) + ": " + operand + " (n = " + std::to_string(n) +
-                          ") spans more than 2^63 bytes of float32");
+                          ") spans more than 2^63 bytes of f32");
 }
 
 }  // namespace
@@ -99,9 +100,11 @@ Status validate(const GemmProblem& p) {
   TILEKIT_RETURN_IF_ERROR(check_ld("ldb", p.ldb, p.min_ldb(), "B", p.b_rows(), p.b_cols()));
   TILEKIT_RETURN_IF_ERROR(check_ld("ldc", p.ldc, p.min_ldc(), "C", p.m, p.n));
   // Then the memory each operand spans, so a_span() and friends never overflow past here.
-  TILEKIT_RETURN_IF_ERROR(check_span("gemm", "A", p.layout, p.a_rows(), p.a_cols(), "lda", p.lda));
-  TILEKIT_RETURN_IF_ERROR(check_span("gemm", "B", p.layout, p.b_rows(), p.b_cols(), "ldb", p.ldb));
-  TILEKIT_RETURN_IF_ERROR(check_span("gemm", "C", p.layout, p.m, p.n, "ldc", p.ldc));
+  TILEKIT_RETURN_IF_ERROR(
+      check_span("gemm", "A", p.types.a, p.layout, p.a_rows(), p.a_cols(), "lda", p.lda));
+  TILEKIT_RETURN_IF_ERROR(
+      check_span("gemm", "B", p.types.b, p.layout, p.b_rows(), p.b_cols(), "ldb", p.ldb));
+  TILEKIT_RETURN_IF_ERROR(check_span("gemm", "C", p.types.c, p.layout, p.m, p.n, "ldc", p.ldc));
 
   // Pointers only where they will be used.
   if (is_quick_return(p)) return Status::ok();
@@ -134,9 +137,9 @@ Status validate(const TransposeProblem& p) {
     return invalid_argument("transpose: ldb = " + std::to_string(p.ldb) + " must be >= " +
                             std::to_string(min_ldb) + " (B = Aᵀ is " + shape(p.cols, p.rows) + ")");
   TILEKIT_RETURN_IF_ERROR(
-      check_span("transpose", "A", Layout::kRowMajor, p.rows, p.cols, "lda", p.lda));
+      check_span("transpose", "A", DType::kF32, Layout::kRowMajor, p.rows, p.cols, "lda", p.lda));
   TILEKIT_RETURN_IF_ERROR(
-      check_span("transpose", "B", Layout::kRowMajor, p.cols, p.rows, "ldb", p.ldb));
+      check_span("transpose", "B", DType::kF32, Layout::kRowMajor, p.cols, p.rows, "ldb", p.ldb));
   if (p.rows == 0 || p.cols == 0) return Status::ok();
   if (p.a == nullptr) return invalid_argument("transpose: A is null");
   if (p.b == nullptr) return invalid_argument("transpose: B is null");

@@ -79,6 +79,21 @@ TEST(ProblemSpans, LargestRepresentableSpansStillValidate) {
   EXPECT_EQ(p.c_span(), int64_t{1} << 60);
 }
 
+TEST(ProblemSpans, BytesAreCountedInEachOperandsType) {
+  // A is 1 × 2^61 and B 2^61 × 1: 2^62 bytes as bf16 (representable), 2^63 as f32 (not).
+  GemmProblem p = gemm_problem(1, 1, int64_t{1} << 61);
+  p.ldb = 1;
+  p.alpha = 0.0f;
+  p.beta = 1.0f;  // a quick return: nothing is touched
+  p.types.a = p.types.b = DType::kBF16;
+  p.types.compute = Compute::kBF16;
+  EXPECT_TRUE(validate(p).is_ok()) << validate(p).to_string();
+  p.types = GemmTypes{};
+  const Status s = validate(p);
+  expect_span_error(s, "gemm: A");
+  EXPECT_NE(s.message().find("of f32"), std::string::npos) << s.message();
+}
+
 TEST(ProblemSpans, EmptyOperandsSpanNothing) {
   const GemmProblem p = gemm_problem(0, kMax, kMax);
   EXPECT_EQ(p.c_span(), 0);
