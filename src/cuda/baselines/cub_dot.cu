@@ -34,10 +34,8 @@ Status launch_cub_dot(const DotProblem& p, const Context& ctx, Workspace) {
 
 
 DotKernel dot_cub_entry() {
-  EntrySpec s = cuda_spec("vendor", "cub", 0);
-  s.tile = "-";
+  EntrySpec s = vendor_spec("cub");
   s.requirements = "any n";
-  s.role = KernelRole::kVendor;
   s.auto_rank = 9;
   auto k = make_entry<DotProblem>(s);
   k.launch = launch_cub_dot;

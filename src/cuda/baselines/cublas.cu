@@ -101,11 +101,9 @@ Status cublas_launch(const GemmProblem& p, const Context& ctx, CublasMath math) 
 
 GemmKernel cublas_gemm_kernel(CublasMath math) {
   const bool pedantic = math == CublasMath::kPedantic;
-  EntrySpec s = cuda_spec("vendor", pedantic ? "cublas" : "cublas_default", 0);
-  s.tile = "-";
+  EntrySpec s = vendor_spec(pedantic ? "cublas" : "cublas_default");
   s.requirements = pedantic ? "any shape; CUBLAS_PEDANTIC_MATH (fp32 FFMA, no tensor cores)"
                             : "any shape; CUBLAS_DEFAULT_MATH";
-  s.role = KernelRole::kVendor;
   s.auto_rank = pedantic ? 10 : 20;
   GemmKernel k = make_entry<GemmProblem>(s);
   k.launch = [math](const GemmProblem& p, const Context& ctx, Workspace) {
@@ -120,10 +118,8 @@ GemmKernel cublas_gemm_kernel(CublasMath math) {
 // the column-major matrix Aᵀ. So C (column-major rows × cols, ldc = ldb) = op(Aᵀ) with op = T.
 // beta = 0 and B = C with transb = N is cuBLAS's documented in-place form: B is not read.
 TransposeKernel transpose_cublas_geam_entry() {
-  EntrySpec s = cuda_spec("vendor", "cublas_geam", 0);
-  s.tile = "-";
+  EntrySpec s = vendor_spec("cublas_geam");
   s.requirements = "any shape with 32-bit sizes";
-  s.role = KernelRole::kVendor;
   s.auto_rank = 10;
   auto k = make_entry<TransposeProblem>(s);
   k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) -> Status {
@@ -148,10 +144,8 @@ TransposeKernel transpose_cublas_geam_entry() {
 
 // dot.cuda.cublas.f32 — cublasSdot with the result in device memory.
 DotKernel dot_cublas_entry() {
-  EntrySpec s = cuda_spec("vendor", "cublas", 0);
-  s.tile = "-";
+  EntrySpec s = vendor_spec("cublas");
   s.requirements = "any n";
-  s.role = KernelRole::kVendor;
   s.auto_rank = 10;
   auto k = make_entry<DotProblem>(s);
   k.launch = [](const DotProblem& p, const Context& ctx, Workspace) -> Status {

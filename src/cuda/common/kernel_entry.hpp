@@ -24,6 +24,15 @@ inline EntrySpec cuda_spec(std::string family, std::string name, int step) {
   return s;
 }
 
+// A vendor library's kernel (cuBLAS, CUB, cudaMemcpy): a baseline, untiled, chosen by "auto" only
+// when vendors are allowed.
+inline EntrySpec vendor_spec(std::string name) {
+  EntrySpec s = cuda_spec("vendor", std::move(name), 0);
+  s.tile = "-";
+  s.role = KernelRole::kVendor;
+  return s;
+}
+
 // cudaFuncGetAttributes of a kernel, at a launch configuration (common/kernel_resources.cu).
 Status kernel_resources(const void* kernel, int block_threads, size_t dynamic_smem,
                         KernelResources* out);

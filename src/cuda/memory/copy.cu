@@ -131,10 +131,8 @@ CopyKernel copy_float4_grid_stride_entry() {
 }
 
 CopyKernel copy_memcpy_entry() {
-  EntrySpec s = cuda_spec("vendor", "memcpy", 0);
-  s.tile = "-";
+  EntrySpec s = vendor_spec("memcpy");
   s.requirements = "any n";
-  s.role = KernelRole::kVendor;
   s.auto_rank = 10;
   auto k = make_entry<CopyProblem>(s);
   k.launch = [](const CopyProblem& p, const Context& ctx, Workspace) -> Status {
