@@ -19,6 +19,11 @@
   FILE(gemm_03_smem_tiled_any)      /* ... for any size */                                     \
   FILE(gemm_04_smem_dynamic)        /* tile side from the occupancy API */                     \
   FILE(gemm_05_register_blocked)    /* register blocking, 64x64 tile */                        \
+  FILE(gemm_06_vectorized)          /* float4 global loads, k-major shared tiles */            \
+  FILE(gemm_07_warp_tiled)          /* block → warp → thread tiles, conflict-free fragments */ \
+  FILE(gemm_08_cp_async_pipeline)   /* multi-stage cp.async ring, one barrier per k-tile */     \
+  FILE(gemm_09_swizzle_raster)      /* XOR-swizzled shared tiles, grouped tile order */         \
+  FILE(gemm_10_split_k)             /* k slices + deterministic reduction for few tiles */      \
   /* copies, the memory-bandwidth yardsticks */                                                 \
   FILE(copy_cuda)                   /* memory/copy.cu */                                        \
   /* the transpose ladder (docs/memory.md) */                                                   \

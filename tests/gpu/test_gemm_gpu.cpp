@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <tuple>
 
@@ -59,6 +60,29 @@ std::vector<GemmCase> cases() {
             c->beta = beta;
             c->ld_pad = 5;
           }
+  // Sizes that are multiples of 4 with 16-byte-aligned leading dimensions, edges inside every
+  // tile: the float4 / 16-byte cp.async paths of steps 06+ with all ops and both layouts.
+  for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
+    for (Op op_a : {Op::kN, Op::kT})
+      for (Op op_b : {Op::kN, Op::kT}) {
+        GemmCase* c = add(132, 68, 260);
+        c->layout = layout;
+        c->op_a = op_a;
+        c->op_b = op_b;
+        c->alpha = 0.75f;
+        c->beta = -0.5f;
+        c->ld_pad = 4;
+      }
+  // Few C tiles and a long k: split-K (step 10) slices k; odd and aligned variants.
+  for (Op op : {Op::kN, Op::kT}) {
+    GemmCase* c = add(36, 44, 4100);
+    c->op_a = op;
+    c->beta = 1.0f;
+    GemmCase* d = add(7, 130, 2053);
+    d->op_b = op;
+    d->layout = Layout::kColMajor;
+    d->ld_pad = 5;
+  }
   // Multiples of 32 with transposes (what step 02 accepts) and padding.
   for (Op op : {Op::kN, Op::kT}) {
     GemmCase* c = add(96, 64, 128);
@@ -153,6 +177,48 @@ TEST(CudaGemm, AlphaZeroOnlyScalesCOnTheDevice) {
     EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
         << c.describe() << ": " << r.message();
   }
+}
+
+// Split-K adds its k slices in a fixed order: every run gives the same bits (no atomics).
+TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  GemmProblem p;
+  p.m = 64;
+  p.n = 200;
+  p.k = 8191;
+  p.alpha = 1.0f;
+  p.beta = 0.0f;
+  p.lda = p.min_lda();
+  p.ldb = p.min_ldb();
+  p.ldc = p.min_ldc();
+  std::vector<float> a(static_cast<size_t>(p.a_span())), b(static_cast<size_t>(p.b_span()));
+  fill_uniform(a.data(), a.size(), 11);
+  fill_uniform(b.data(), b.size(), 12);
+  DeviceBuffer<float> da, db, dc;
+  ASSERT_TRUE(da.allocate(a.size(), "A").is_ok());
+  ASSERT_TRUE(db.allocate(b.size(), "B").is_ok());
+  ASSERT_TRUE(dc.allocate(static_cast<size_t>(p.c_span()), "C").is_ok());
+  ASSERT_TRUE(da.upload(a.data(), a.size()).is_ok());
+  ASSERT_TRUE(db.upload(b.data(), b.size()).is_ok());
+  p.a = da.get();
+  p.b = db.get();
+  p.c = dc.get();
+  int tested = 0;
+  for (const GemmKernel& k : Registry::instance().gemm_kernels()) {
+    if (k.info.id.find("10_split_k") == std::string::npos) continue;
+    ++tested;
+    std::vector<float> first, again(static_cast<size_t>(p.c_span()));
+    for (int run = 0; run < 10; ++run) {
+      GemmOptions options;
+      options.kernel = k.info.id;
+      ASSERT_TRUE(gemm(Context::cuda(0), p, options).is_ok()) << k.info.id;
+      ASSERT_TRUE(dc.download(again.data(), again.size()).is_ok());
+      if (run == 0) first = again;
+      ASSERT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(float)))
+          << k.info.id << ": run " << run << " differs from run 0";
+    }
+  }
+  EXPECT_GT(tested, 0) << "no split-K kernel registered";
 }
 
 TEST(CudaReference, MatchesTheCpuReference) {

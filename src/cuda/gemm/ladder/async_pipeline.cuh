@@ -1,0 +1,236 @@
+// async_pipeline.cuh — step 08's technique, which steps 09 and 10 build on: a multi-stage ring
+// of shared-memory tiles filled by cp.async (global → shared without passing through registers)
+// while the warps multiply the tile loaded kStages − 1 iterations earlier; one barrier per
+// k-tile. The kernel template takes the two things later steps change as types:
+//   Layout  how (k, m|n) maps into a shared tile (PaddedLayout; SwizzledLayout in step 09),
+//   Raster  which C tile a block computes (RowRaster here; GroupedRaster in step 09),
+// and reads split-K slices from blockIdx.z (step 10: one slice of k per z, partial sums to a
+// workspace; without split-K there is one slice and C is written directly).
+#pragma once
+
+#include <string>
+
+#include "cuda/common/kernel_entry.hpp"
+#include "cuda/gemm/ladder/simt_tiles.cuh"
+
+namespace tilekit::cuda {
+
+// A WarpTilePolicy with a pipeline depth and the blocks per SM its registers are capped for.
+template <typename W, int kStages_, int kMinBlocks_>
+struct PipelinePolicy : W {
+  static constexpr int kStages = kStages_, kMinBlocks = kMinBlocks_;
+  static_assert(kStages >= 2, "a pipeline needs at least two stages");
+  static std::string suffix() { return W::suffix() + "_s" + std::to_string(kStages); }
+  static TileDesc tiling() {
+    TileDesc t = W::tiling();
+    t.stages = kStages;
+    return t;
+  }
+};
+
+// ---- cp.async (sm_80+) ---------------------------------------------------------------------
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// 16 bytes, bypassing L1 (.cg). Both addresses 16-byte aligned.
+__device__ __forceinline__ void cp_async_16(float* dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address(dst)), "l"(src));
+}
+// 4 bytes, through L1 (.ca: the 4-byte form must).
+__device__ __forceinline__ void cp_async_4(float* dst, const float* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address(dst)), "l"(src));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// Waits until at most kPending of this thread's committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// One operand tile into one stage. Memory rows along k with float4 allowed: 16-byte copies
+// straight into shared rows. Otherwise 4-byte copies, consecutive lanes on consecutive
+// addresses, each landing at its transposed place. Whatever lies outside the matrix is written
+// as zeros by plain shared stores: no copy ever names an address outside the operand (a
+// zero-fill cp.async with a short src-size would, and compute-sanitizer reports it).
+template <typename T, typename Layout>
+__device__ __forceinline__ void copy_tile_async(const TileOrigin& o, bool vec, float* s, int tid) {
+  constexpr int kWidth = T::kKRows ? T::kCols : T::kRows;
+  constexpr int kThreads = T::kChunks / T::kChunksPerThread;
+  if (T::kKRows && vec) {
+#pragma unroll
+    for (int j = 0; j < T::kChunksPerThread; ++j) {
+      const int chunk = tid + j * kThreads;
+      const int rr = chunk / T::kChunksPerRow, cc = chunk % T::kChunksPerRow * 4;
+      const int gr = o.row0 + rr, gc = o.col0 + cc;
+      float* dst = s + Layout::template offset<kWidth>(rr, cc);  // 4 contiguous floats
+      const int valid = gr < o.rows ? min(4, o.cols - gc) : 0;
+      if (valid == 4) {
+        cp_async_16(dst, o.src + gr * o.ld + gc);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (q < valid)
+            cp_async_4(dst + q, o.src + gr * o.ld + gc + q);
+          else
+            dst[q] = 0.0f;
+      }
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4 * T::kChunksPerThread; ++j) {
+      const int e = tid + j * kThreads;
+      const int rr = e / T::kCols, cc = e % T::kCols;
+      const int gr = o.row0 + rr, gc = o.col0 + cc;
+      const int k = T::kKRows ? rr : cc, outer = T::kKRows ? cc : rr;
+      float* dst = s + Layout::template offset<kWidth>(k, outer);
+      if (gr < o.rows && gc < o.cols)
+        cp_async_4(dst, o.src + gr * o.ld + gc);
+      else
+        *dst = 0.0f;
+    }
+  }
+}
+
+// Which C tile a block computes.
+struct TileCoord {
+  int m, n;
+};
+// Row after row of tiles, in launch order.
+struct RowRaster {
+  static std::string name() { return "row"; }
+  __device__ static __forceinline__ TileCoord tile(int id, int, int tiles_n) {
+    return {id / tiles_n, id % tiles_n};
+  }
+};
+
+struct PipelineArgs {
+  RowMajorGemm g;
+  OperandFlags flags;
+  int tiles_m, tiles_n;  // C tiles; the grid's x is their product
+  int k_slice;           // k per blockIdx.z (a multiple of kBk; g.k without split-K)
+  float* partials;       // split-K: slice z writes its raw sums to partials + z·m·n; else null
+};
+
+template <typename P, typename Layout>
+constexpr size_t pipeline_smem_bytes() {
+  return sizeof(float) * P::kStages * P::kBk *
+         (Layout::template stride<P::kBm>() + Layout::template stride<P::kBn>());
+}
+
+template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
+    pipelined_gemm_kernel(PipelineArgs args) {
+  using TileA = OperandTile<P::kBm, P::kBk, P::kThreads, kTransA>;   // Aᵀ in memory: k rows
+  using TileB = OperandTile<P::kBn, P::kBk, P::kThreads, !kTransB>;  // B in memory: k rows
+  constexpr int kStageA = P::kBk * Layout::template stride<P::kBm>();
+  constexpr int kStageB = P::kBk * Layout::template stride<P::kBn>();
+  extern __shared__ float4 smem_words[];
+  float* const s_a = reinterpret_cast<float*>(smem_words);
+  float* const s_b = s_a + P::kStages * kStageA;
+
+  const RowMajorGemm& g = args.g;
+  const int tid = threadIdx.x;
+  const TileCoord tile = Raster::tile(blockIdx.x, args.tiles_m, args.tiles_n);
+  const int row0 = tile.m * P::kBm, col0 = tile.n * P::kBn;
+  const int k_begin = blockIdx.z * args.k_slice;
+  const int k_end = min(g.k, k_begin + args.k_slice);
+  const int k_tiles = (k_end - k_begin + P::kBk - 1) / P::kBk;
+  auto issue = [&](int kt) {
+    const int k0 = k_begin + kt * P::kBk, stage = kt % P::kStages;
+    copy_tile_async<TileA, Layout>(TileA::origin(g.a, g.lda, row0, g.m, k0, k_end),
+                                   args.flags.vec_a, s_a + stage * kStageA, tid);
+    copy_tile_async<TileB, Layout>(TileB::origin(g.b, g.ldb, col0, g.n, k0, k_end),
+                                   args.flags.vec_b, s_b + stage * kStageB, tid);
+  };
+
+  // Fill kStages − 1 stages; every iteration commits one group (empty past the end) so that
+  // "all but kStages − 2 groups done" always means "tile kt has landed".
+#pragma unroll
+  for (int kt = 0; kt < P::kStages - 1; ++kt) {
+    if (kt < k_tiles) issue(kt);
+    cp_async_commit();
+  }
+  const ThreadOrigin t = thread_origin<P>();
+  float acc[P::kTm][P::kTn] = {};
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    cp_async_wait<P::kStages - 2>();
+    // One barrier: tile kt is visible to all, and every warp has finished tile kt − 1, whose
+    // stage the next issue overwrites.
+    __syncthreads();
+    if (kt + P::kStages - 1 < k_tiles) issue(kt + P::kStages - 1);
+    cp_async_commit();
+    const int stage = kt % P::kStages;
+    multiply_k_tile<P, Layout>(s_a + stage * kStageA, s_b + stage * kStageB, t, acc);
+  }
+  cp_async_wait<0>();  // nothing may still be writing shared memory when the block exits
+
+  const CTarget out =
+      args.partials == nullptr
+          ? CTarget{g.c, g.ldc, g.m, g.n, g.alpha, g.beta, args.flags.vec_c}
+          : CTarget{args.partials + static_cast<size_t>(blockIdx.z) * g.m * g.n, g.n, g.m, g.n,
+                    1.0f, 0.0f, g.n % 4 == 0};
+  store_c_tile<P>(out, row0, col0, t, acc);
+}
+
+using PipelinedKernelFn = void (*)(PipelineArgs);
+
+// The instantiation of one (policy, layout, raster) for the runtime ops.
+template <typename P, typename Layout, typename Raster>
+PipelinedKernelFn pipelined_kernel(bool trans_a, bool trans_b) {
+  if (!trans_a && !trans_b) return pipelined_gemm_kernel<P, Layout, Raster, false, false>;
+  if (!trans_a && trans_b) return pipelined_gemm_kernel<P, Layout, Raster, false, true>;
+  if (trans_a && !trans_b) return pipelined_gemm_kernel<P, Layout, Raster, true, false>;
+  return pipelined_gemm_kernel<P, Layout, Raster, true, true>;
+}
+
+// Above 48 KB a kernel's dynamic shared memory must be opted into, per function and device
+// (the kernels' `initialize`, outside the timed launch).
+template <typename P, typename Layout, typename Raster>
+Status opt_into_pipeline_smem() {
+  constexpr size_t bytes = pipeline_smem_bytes<P, Layout>();
+  if constexpr (bytes > 48 * 1024) {
+    for (int ops = 0; ops < 4; ++ops)
+      TILEKIT_CUDA_TRY(cudaFuncSetAttribute(pipelined_kernel<P, Layout, Raster>(ops & 1, ops & 2),
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(bytes)));
+  }
+  return Status::ok();
+}
+
+// Launches one slice per z of `args` (args.k_slice, args.partials set by the caller).
+template <typename P, typename Layout, typename Raster>
+Status launch_pipelined(PipelineArgs args, int slices, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(args.tiles_m * args.tiles_n), 1, static_cast<unsigned>(slices));
+  pipelined_kernel<P, Layout, Raster>(args.g.trans_a, args.g.trans_b)
+      <<<grid, P::kThreads, pipeline_smem_bytes<P, Layout>(), stream>>>(args);
+  TILEKIT_CUDA_CHECK_LAUNCH("pipelined_gemm_kernel");
+  return Status::ok();
+}
+
+// The arguments of a launch without split-K.
+inline PipelineArgs whole_k_args(const RowMajorGemm& g, int bm, int bn) {
+  return PipelineArgs{g, operand_flags(g), static_cast<int>(ceil_div(g.m, bm)),
+                      static_cast<int>(ceil_div(g.n, bn)), g.k, nullptr};
+}
+
+// A registry entry for a pipelined kernel: its tiling, 32-bit indexing as the only limit, the
+// shared-memory opt-in as `initialize`, resources of the NN instantiation. The caller sets the
+// launch (whole k in steps 08–09, split-K in step 10).
+template <typename P, typename Layout, typename Raster>
+GemmKernel make_pipelined_entry(EntrySpec s) {
+  s.suffix = P::suffix() + s.suffix;
+  s.tiling = P::tiling();
+  s.requirements = "any shape, layout, op and ld (32-bit offsets)";
+  GemmKernel k = make_entry<GemmProblem>(s);
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_32bit_indexing(p); };
+  k.initialize = [](const GemmProblem&, const Context&, Workspace) {
+    return opt_into_pipeline_smem<P, Layout, Raster>();
+  };
+  k.resources = [](KernelResources* out) {
+    return kernel_resources(reinterpret_cast<const void*>(pipelined_kernel<P, Layout, Raster>(false, false)),
+                            P::kThreads, pipeline_smem_bytes<P, Layout>(), out);
+  };
+  return k;
+}
+
+}  // namespace tilekit::cuda

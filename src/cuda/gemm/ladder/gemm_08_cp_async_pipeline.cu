@@ -1,0 +1,54 @@
+// gemm_08_cp_async_pipeline.cu — step 8 of the GEMM ladder.
+// Adds:     a multi-stage cp.async pipeline (async_pipeline.cuh). Tiles go from global to shared
+//           memory by cp.async, without registers, into a ring of kStages stages; while the
+//           warps multiply tile kt, tiles kt+1 … kt+kStages−1 are in flight. One barrier per
+//           k-tile (steps 5–7 had two and no overlap at all). Edges need no separate path:
+//           cp.async zero-fills what lies outside the matrix (src-size 0, or a partial 16-byte
+//           copy at the last columns). Operands whose memory rows run along k (Aᵀ, B) go in as
+//           16-byte copies when aligned; the others (A, Bᵀ) as 4-byte copies transposed on the
+//           way in. Warp tiling as step 07; a 1-D grid of tiles, row after row.
+// Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets).
+// Expect:   the largest single gain after register blocking: global latency hidden behind
+//           math, so the FFMA pipes stay busy (ncu: "stall long scoreboard" falls, FFMA issue
+//           rises). Shared memory: kStages·kBk·(kBm+4 + kBn+4)·4 bytes.
+#include "cuda/gemm/ladder/async_pipeline.cuh"
+
+namespace tilekit::cuda {
+namespace {
+
+template <typename P>
+Status launch_cp_async(const GemmProblem& p, const Context& ctx, Workspace) {
+  const RowMajorGemm g = to_row_major(p);
+  return launch_pipelined<P, PaddedLayout, RowRaster>(whole_k_args(g, P::kBm, P::kBn), 1,
+                                                      ctx.stream);
+}
+
+template <typename P>
+GemmKernel make_cp_async_entry(int auto_rank) {
+  EntrySpec s = cuda_spec("ladder", "08_cp_async", 8);
+  s.auto_rank = auto_rank;
+  GemmKernel k = make_pipelined_entry<P, PaddedLayout, RowRaster>(s);
+  k.launch = launch_cp_async<P>;
+  return k;
+}
+
+using Warp128x128x8 = WarpTilePolicy<128, 128, 8, 2, 4, 8, 8, 8>;
+using Warp128x128x16 = WarpTilePolicy<128, 128, 16, 2, 4, 8, 8, 8>;
+using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
+using Warp256x128x8 = WarpTilePolicy<256, 128, 8, 4, 2, 4, 16, 8>;
+using Warp128x256x8 = WarpTilePolicy<128, 256, 8, 2, 4, 8, 8, 16>;
+
+}  // namespace
+
+// gemm.cuda.08_cp_async.f32.<tile>_w<warps>_t<thread tile>_s<stages>
+void register_gemm_08_cp_async_pipeline(Registry& r) {
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x128x8, 3, 2>>(12));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x128x8, 4, 2>>(14));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x128x16, 3, 1>>(13));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp64x64x16, 4, 4>>(11));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp256x128x8, 4, 1>>(15));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp256x128x8, 3, 1>>(15));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 4, 1>>(15));
+}
+
+}  // namespace tilekit::cuda

@@ -1,0 +1,113 @@
+// gemm_10_split_k.cu — step 10 of the GEMM ladder.
+// Adds:     split-K for shapes with too few C tiles to fill the GPU (small m·n, large k: 64×4096,
+//           256×8192 by 8192, squares up to ~1024). k is cut into `slices` ranges of whole
+//           k-tiles; grid.z = slices, so slices × tiles blocks run instead of tiles. Each slice
+//           writes its raw sums to its own FP32 plane of the workspace (never to C, never with
+//           atomics); a second kernel adds the planes in slice order and applies alpha and beta
+//           (beta = 0 never reads C). The result is the same bits on every run.
+//           slices = min(resident blocks / tiles, k / kMinSliceK), 1 when the tiles already fill
+//           one wave; with one slice it is step 09 exactly (no workspace, no second kernel).
+// Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets); a
+//           workspace of slices·m·n floats (workspace_bytes).
+// Expect:   ≥ 2× step 09 where tiles < SMs (64×4096×4096: 32 tiles on 132 SMs); nothing
+//           elsewhere. The extra pass costs slices·m·n·4 bytes read + m·n written.
+#include <algorithm>
+
+#include "cuda/gemm/ladder/swizzle_raster.cuh"
+
+namespace tilekit::cuda {
+namespace {
+
+constexpr int kMinSliceK = 256;  // a slice shorter than this spends its time filling the pipeline
+
+// k-ranges of whole k-tiles: `count` slices of `k` each (the last may be shorter).
+struct Slices {
+  int count = 1, k = 0;
+};
+
+// As many slices as fill the blocks resident at once, none shorter than kMinSliceK.
+Slices choose_slices(const RowMajorGemm& g, int bm, int bn, int bk, int resident_blocks) {
+  const int64_t tiles = static_cast<int64_t>(ceil_div(g.m, bm)) * ceil_div(g.n, bn);
+  int64_t count = std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1), g.k / kMinSliceK);
+  count = std::max<int64_t>(1, std::min<int64_t>(count, 64));
+  const int64_t k_tiles = (g.k + bk - 1) / bk;
+  Slices s;
+  s.k = static_cast<int>((k_tiles + count - 1) / count * bk);
+  s.count = static_cast<int>((g.k + s.k - 1) / s.k);  // no empty slice
+  return s;
+}
+
+// C = alpha·(plane 0 + plane 1 + …) + beta·C, the planes added in order: the same bits every run.
+__global__ void sum_slices_kernel(const float* __restrict__ partials, int slices, int m, int n,
+                                  float* c, int ldc, float alpha, float beta) {
+  const size_t plane = static_cast<size_t>(m) * n;
+  for (size_t idx = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; idx < plane;
+       idx += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    float sum = partials[idx];
+    for (int z = 1; z < slices; ++z) sum += partials[z * plane + idx];
+    float* out = c + (idx / n) * ldc + idx % n;
+    *out = beta == 0.0f ? alpha * sum : alpha * sum + beta * *out;
+  }
+}
+
+template <typename P>
+int resident_blocks(int device) {
+  int sms = 0, per_sm = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
+  per_sm = P::kMinBlocks;  // what __launch_bounds__ caps registers for
+  return sms * per_sm;
+}
+
+template <typename P>
+Slices slices_for(const GemmProblem& p, int device) {
+  return choose_slices(to_row_major(p), P::kBm, P::kBn, P::kBk, resident_blocks<P>(device));
+}
+
+template <typename P, typename Layout, typename Raster>
+Status launch_split_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
+  const RowMajorGemm g = to_row_major(p);
+  const Slices s = slices_for<P>(p, ctx.device);
+  PipelineArgs args = whole_k_args(g, P::kBm, P::kBn);
+  if (s.count == 1) return launch_pipelined<P, Layout, Raster>(args, 1, ctx.stream);
+  const size_t need = sizeof(float) * s.count * static_cast<size_t>(g.m) * g.n;
+  if (ws.bytes < need)
+    return Status(StatusCode::kInternal, "split-K: workspace of " + std::to_string(ws.bytes) +
+                                             " bytes, " + std::to_string(need) + " needed");
+  args.k_slice = s.k;
+  args.partials = static_cast<float*>(ws.data);
+  TILEKIT_RETURN_IF_ERROR((launch_pipelined<P, Layout, Raster>(args, s.count, ctx.stream)));
+  const size_t plane = static_cast<size_t>(g.m) * g.n;
+  const unsigned blocks = static_cast<unsigned>(std::min<size_t>((plane + 255) / 256, 8192));
+  sum_slices_kernel<<<blocks, 256, 0, ctx.stream>>>(args.partials, s.count, g.m, g.n, g.c, g.ldc,
+                                                    g.alpha, g.beta);
+  TILEKIT_CUDA_CHECK_LAUNCH("sum_slices_kernel");
+  return Status::ok();
+}
+
+template <typename P, typename Layout, typename Raster>
+GemmKernel make_split_k_entry(int auto_rank) {
+  EntrySpec s = cuda_spec("ladder", "10_split_k", 10);
+  s.suffix = "_splitk";
+  s.auto_rank = auto_rank;
+  GemmKernel k = make_pipelined_entry<P, Layout, Raster>(s);
+  k.info.tiling.split_k = -1;  // chosen per shape
+  k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
+    const Slices s = slices_for<P>(p, d != nullptr ? d->index : 0);
+    return s.count == 1 ? 0 : sizeof(float) * s.count * static_cast<size_t>(p.m) * p.n;
+  };
+  k.launch = launch_split_k<P, Layout, Raster>;
+  return k;
+}
+
+using Warp128x128x8 = WarpTilePolicy<128, 128, 8, 2, 4, 8, 8, 8>;
+using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
+
+}  // namespace
+
+// gemm.cuda.10_split_k.f32.<tile>_w<warps>_t<thread tile>_s<stages>_splitk
+void register_gemm_10_split_k(Registry& r) {
+  r.add(make_split_k_entry<PipelinePolicy<Warp128x128x8, 4, 2>, SwizzledLayout, GroupedRaster<8>>(18));
+  r.add(make_split_k_entry<PipelinePolicy<Warp64x64x16, 4, 4>, SwizzledLayout, GroupedRaster<8>>(10));
+}
+
+}  // namespace tilekit::cuda
