@@ -47,49 +47,60 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
-// One operand tile into one stage. Memory rows along k with float4 allowed: 16-byte copies
-// straight into shared rows. Otherwise 4-byte copies, consecutive lanes on consecutive
-// addresses, each landing at its transposed place. Whatever lies outside the matrix is written
-// as zeros by plain shared stores: no copy ever names an address outside the operand (a
-// zero-fill cp.async with a short src-size would, and compute-sanitizer reports it).
+// One operand tile into one stage by 16-byte copies: memory rows along k, float4 allowed (ld a
+// multiple of 4, 16-byte aligned base). A chunk partly outside the matrix is copied element by
+// element and the rest written as zeros by plain shared stores: no copy ever names an address
+// outside the operand (a zero-fill cp.async with a short src-size would, and compute-sanitizer
+// reports it).
 template <typename T, typename Layout>
-__device__ __forceinline__ void copy_tile_async(const TileOrigin& o, bool vec, float* s, int tid) {
-  constexpr int kWidth = T::kKRows ? T::kCols : T::kRows;
+__device__ __forceinline__ void copy_tile_async(const TileOrigin& o, float* s, int tid) {
+  static_assert(T::kKRows, "shared rows are memory rows");
   constexpr int kThreads = T::kChunks / T::kChunksPerThread;
-  if (T::kKRows && vec) {
+  const bool inside = o.row0 + T::kRows <= o.rows && o.col0 + T::kCols <= o.cols;
 #pragma unroll
-    for (int j = 0; j < T::kChunksPerThread; ++j) {
-      const int chunk = tid + j * kThreads;
-      const int rr = chunk / T::kChunksPerRow, cc = chunk % T::kChunksPerRow * 4;
-      const int gr = o.row0 + rr, gc = o.col0 + cc;
-      float* dst = s + Layout::template offset<kWidth>(rr, cc);  // 4 contiguous floats
-      const int valid = gr < o.rows ? min(4, o.cols - gc) : 0;
-      if (valid == 4) {
-        cp_async_16(dst, o.src + gr * o.ld + gc);
-      } else {
+  for (int j = 0; j < T::kChunksPerThread; ++j) {
+    const int chunk = tid + j * kThreads;
+    const int rr = chunk / T::kChunksPerRow, cc = chunk % T::kChunksPerRow * 4;
+    const int gr = o.row0 + rr, gc = o.col0 + cc;
+    float* dst = s + Layout::template offset<T::kCols>(rr, cc);  // 4 contiguous floats
+    const int valid = inside ? 4 : gr < o.rows ? min(4, o.cols - gc) : 0;
+    if (valid == 4) {
+      cp_async_16(dst, o.src + gr * o.ld + gc);
+    } else {
 #pragma unroll
-        for (int q = 0; q < 4; ++q)
-          if (q < valid)
-            cp_async_4(dst + q, o.src + gr * o.ld + gc + q);
-          else
-            dst[q] = 0.0f;
-      }
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < 4 * T::kChunksPerThread; ++j) {
-      const int e = tid + j * kThreads;
-      const int rr = e / T::kCols, cc = e % T::kCols;
-      const int gr = o.row0 + rr, gc = o.col0 + cc;
-      const int k = T::kKRows ? rr : cc, outer = T::kKRows ? cc : rr;
-      float* dst = s + Layout::template offset<kWidth>(k, outer);
-      if (gr < o.rows && gc < o.cols)
-        cp_async_4(dst, o.src + gr * o.ld + gc);
-      else
-        *dst = 0.0f;
+      for (int q = 0; q < 4; ++q)
+        if (q < valid)
+          cp_async_4(dst + q, o.src + gr * o.ld + gc + q);
+        else
+          dst[q] = 0.0f;
     }
   }
 }
+
+// How one operand's tiles travel to their stage. Memory rows along k and float4 allowed:
+// cp.async, landing as they are. Otherwise (memory rows along m or n, or an ld that is not a
+// multiple of 4): step 06's loads into registers, stored (transposed where needed) after the
+// current tile's math by `land`, so their latency hides behind it. 4-byte cp.async copies would
+// cost an LSU instruction per element, and ptxas pads each with three NOP loads.
+template <typename T, typename Layout>
+struct OperandPipe {
+  bool async;                          // uniform: this operand goes by cp.async
+  float4 staged[T::kChunksPerThread];  // the register path's tile
+
+  __device__ explicit OperandPipe(bool vec) : async(T::kKRows && vec) {}
+  __device__ __forceinline__ void fetch(const TileOrigin& o, bool vec, float* stage, int tid) {
+    if constexpr (T::kKRows) {
+      if (async) {
+        copy_tile_async<T, Layout>(o, stage, tid);
+        return;
+      }
+    }
+    load_tile_to_registers<T>(o, vec, staged, tid);
+  }
+  __device__ __forceinline__ void land(float* stage, int tid) {
+    if (!async) store_tile_registers<T, Layout>(staged, stage, tid);
+  }
+};
 
 // Which C tile a block computes.
 struct TileCoord {
@@ -135,19 +146,29 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   const int k_begin = blockIdx.z * args.k_slice;
   const int k_end = min(g.k, k_begin + args.k_slice);
   const int k_tiles = (k_end - k_begin + P::kBk - 1) / P::kBk;
-  auto issue = [&](int kt) {
+  OperandPipe<TileA, Layout> pipe_a(args.flags.vec_a);
+  OperandPipe<TileB, Layout> pipe_b(args.flags.vec_b);
+  auto fetch = [&](int kt) {
     const int k0 = k_begin + kt * P::kBk, stage = kt % P::kStages;
-    copy_tile_async<TileA, Layout>(TileA::origin(g.a, g.lda, row0, g.m, k0, k_end),
-                                   args.flags.vec_a, s_a + stage * kStageA, tid);
-    copy_tile_async<TileB, Layout>(TileB::origin(g.b, g.ldb, col0, g.n, k0, k_end),
-                                   args.flags.vec_b, s_b + stage * kStageB, tid);
+    pipe_a.fetch(TileA::origin(g.a, g.lda, row0, g.m, k0, k_end), args.flags.vec_a,
+                 s_a + stage * kStageA, tid);
+    pipe_b.fetch(TileB::origin(g.b, g.ldb, col0, g.n, k0, k_end), args.flags.vec_b,
+                 s_b + stage * kStageB, tid);
+  };
+  auto land = [&](int kt) {
+    const int stage = kt % P::kStages;
+    pipe_a.land(s_a + stage * kStageA, tid);
+    pipe_b.land(s_b + stage * kStageB, tid);
   };
 
   // Fill kStages − 1 stages; every iteration commits one group (empty past the end) so that
   // "all but kStages − 2 groups done" always means "tile kt has landed".
 #pragma unroll
   for (int kt = 0; kt < P::kStages - 1; ++kt) {
-    if (kt < k_tiles) issue(kt);
+    if (kt < k_tiles) {
+      fetch(kt);
+      land(kt);
+    }
     cp_async_commit();
   }
   const ThreadOrigin t = thread_origin<P>();
@@ -155,12 +176,14 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   for (int kt = 0; kt < k_tiles; ++kt) {
     cp_async_wait<P::kStages - 2>();
     // One barrier: tile kt is visible to all, and every warp has finished tile kt − 1, whose
-    // stage the next issue overwrites.
+    // stage tile kt + kStages − 1 now overwrites.
     __syncthreads();
-    if (kt + P::kStages - 1 < k_tiles) issue(kt + P::kStages - 1);
+    const int next = kt + P::kStages - 1;
+    if (next < k_tiles) fetch(next);
     cp_async_commit();
     const int stage = kt % P::kStages;
     multiply_k_tile<P, Layout>(s_a + stage * kStageA, s_b + stage * kStageB, t, acc);
+    if (next < k_tiles) land(next);
   }
   cp_async_wait<0>();  // nothing may still be writing shared memory when the block exits
 

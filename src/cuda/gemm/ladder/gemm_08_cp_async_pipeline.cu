@@ -33,7 +33,6 @@ GemmKernel make_cp_async_entry(int auto_rank) {
 }
 
 using Warp128x128x8 = WarpTilePolicy<128, 128, 8, 2, 4, 8, 8, 8>;
-using Warp128x128x16 = WarpTilePolicy<128, 128, 16, 2, 4, 8, 8, 8>;
 using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
 using Warp256x128x8 = WarpTilePolicy<256, 128, 8, 4, 2, 4, 16, 8>;
 using Warp128x256x8 = WarpTilePolicy<128, 256, 8, 2, 4, 8, 8, 16>;
@@ -42,13 +41,14 @@ using Warp128x256x8 = WarpTilePolicy<128, 256, 8, 2, 4, 8, 8, 16>;
 
 // gemm.cuda.08_cp_async.f32.<tile>_w<warps>_t<thread tile>_s<stages>
 void register_gemm_08_cp_async_pipeline(Registry& r) {
-  r.add(make_cp_async_entry<PipelinePolicy<Warp128x128x8, 3, 2>>(12));
-  r.add(make_cp_async_entry<PipelinePolicy<Warp128x128x8, 4, 2>>(14));
-  r.add(make_cp_async_entry<PipelinePolicy<Warp128x128x16, 3, 1>>(13));
+  // 2 blocks of 8 warps per SM (registers capped at 128) or 1 block with 128 values per thread.
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x128x8, 3, 2>>(13));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x128x8, 4, 2>>(12));
   r.add(make_cp_async_entry<PipelinePolicy<Warp64x64x16, 4, 4>>(11));
-  r.add(make_cp_async_entry<PipelinePolicy<Warp256x128x8, 4, 1>>(15));
-  r.add(make_cp_async_entry<PipelinePolicy<Warp256x128x8, 3, 1>>(15));
-  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 4, 1>>(15));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp256x128x8, 3, 1>>(12));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 2, 1>>(12));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 3, 1>>(14));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 4, 1>>(13));
 }
 
 }  // namespace tilekit::cuda

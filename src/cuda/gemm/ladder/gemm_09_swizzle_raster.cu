@@ -33,16 +33,16 @@ GemmKernel make_swizzle_raster_entry(int auto_rank) {
   return k;
 }
 
-using Warp128x128x8 = WarpTilePolicy<128, 128, 8, 2, 4, 8, 8, 8>;
+using Warp128x256x8 = WarpTilePolicy<128, 256, 8, 2, 4, 8, 8, 16>;
 
 }  // namespace
 
 // gemm.cuda.09_swizzle_raster.f32.<tile>_w<warps>_t<thread tile>_s<stages>_<layout>_<raster>
 void register_gemm_09_swizzle_raster(Registry& r) {
-  using S4 = PipelinePolicy<Warp128x128x8, 4, 2>;
-  r.add(make_swizzle_raster_entry<S4, SwizzledLayout, GroupedRaster<8>>(17));
-  r.add(make_swizzle_raster_entry<S4, PaddedLayout, GroupedRaster<8>>(16));
-  r.add(make_swizzle_raster_entry<S4, SwizzledLayout, RowRaster>(15));
+  using S3 = PipelinePolicy<Warp128x256x8, 3, 1>;  // step 08's fastest policy
+  r.add(make_swizzle_raster_entry<S3, PaddedLayout, GroupedRaster<8>>(16));
+  r.add(make_swizzle_raster_entry<S3, SwizzledLayout, RowRaster>(15));
+  r.add(make_swizzle_raster_entry<S3, SwizzledLayout, GroupedRaster<8>>(15));
 }
 
 }  // namespace tilekit::cuda

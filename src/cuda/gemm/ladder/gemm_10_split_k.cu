@@ -18,7 +18,7 @@
 namespace tilekit::cuda {
 namespace {
 
-constexpr int kMinSliceK = 256;  // a slice shorter than this spends its time filling the pipeline
+constexpr int kMinSliceK = 64;  // a slice shorter than this spends its time filling the pipeline
 
 // k-ranges of whole k-tiles: `count` slices of `k` each (the last may be shorter).
 struct Slices {
@@ -99,6 +99,7 @@ GemmKernel make_split_k_entry(int auto_rank) {
   return k;
 }
 
+using Warp128x256x8 = WarpTilePolicy<128, 256, 8, 2, 4, 8, 8, 16>;
 using Warp128x128x8 = WarpTilePolicy<128, 128, 8, 2, 4, 8, 8, 8>;
 using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
 
@@ -106,8 +107,10 @@ using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
 
 // gemm.cuda.10_split_k.f32.<tile>_w<warps>_t<thread tile>_s<stages>_splitk
 void register_gemm_10_split_k(Registry& r) {
-  r.add(make_split_k_entry<PipelinePolicy<Warp128x128x8, 4, 2>, SwizzledLayout, GroupedRaster<8>>(18));
-  r.add(make_split_k_entry<PipelinePolicy<Warp64x64x16, 4, 4>, SwizzledLayout, GroupedRaster<8>>(10));
+  using Grouped = GroupedRaster<8>;
+  r.add(make_split_k_entry<PipelinePolicy<Warp128x256x8, 3, 1>, PaddedLayout, Grouped>(18));
+  r.add(make_split_k_entry<PipelinePolicy<Warp128x128x8, 3, 2>, PaddedLayout, Grouped>(17));
+  r.add(make_split_k_entry<PipelinePolicy<Warp64x64x16, 4, 4>, PaddedLayout, Grouped>(10));
 }
 
 }  // namespace tilekit::cuda

@@ -67,13 +67,15 @@ struct OperandTile {
 template <typename T>
 __device__ __forceinline__ void load_tile_to_registers(const TileOrigin& o, bool vec,
                                                        float4 (&r)[T::kChunksPerThread], int tid) {
+  // A tile wholly inside the matrix (every tile but the edges) skips the per-chunk checks.
+  const bool inside = vec && o.row0 + T::kRows <= o.rows && o.col0 + T::kCols <= o.cols;
 #pragma unroll
   for (int j = 0; j < T::kChunksPerThread; ++j) {
     const int chunk = tid + j * (T::kChunks / T::kChunksPerThread);
     const int gr = o.row0 + chunk / T::kChunksPerRow;
     const int gc = o.col0 + chunk % T::kChunksPerRow * 4;
     const float* p = o.src + gr * o.ld + gc;
-    if (vec && gr < o.rows && gc + 3 < o.cols) {
+    if (inside || (vec && gr < o.rows && gc + 3 < o.cols)) {
       r[j] = *reinterpret_cast<const float4*>(p);
     } else {
       const bool row_ok = gr < o.rows;
@@ -151,29 +153,38 @@ __device__ __forceinline__ ThreadOrigin thread_origin() {
   return {warp_row * P::kWarpM + lane / P::kLanesN * 4, warp_col * P::kWarpN + lane % P::kLanesN * 4};
 }
 
-// 07: acc += the k-tile's product for this thread: per k, kTm/4 + kTn/4 LDS.128 feed kTm·kTn FMAs.
+// 07: one k of the thread's fragments: kTm/4 + kTn/4 LDS.128.
+template <typename P, typename Layout>
+__device__ __forceinline__ void load_fragments(const float* s_a, const float* s_b, ThreadOrigin t,
+                                               int k, float (&a)[P::kTm], float (&b)[P::kTn]) {
+#pragma unroll
+  for (int i = 0; i < P::kTm / 4; ++i) {
+    const float4 v = *reinterpret_cast<const float4*>(
+        s_a + Layout::template offset<P::kBm>(k, t.row + i * P::kLanesM * 4));
+    a[4 * i] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
+  }
+#pragma unroll
+  for (int j = 0; j < P::kTn / 4; ++j) {
+    const float4 v = *reinterpret_cast<const float4*>(
+        s_b + Layout::template offset<P::kBn>(k, t.col + j * P::kLanesN * 4));
+    b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
+  }
+}
+
+// 07: acc += the k-tile's product: per k, kTm·kTn FMAs on fragments loaded one k earlier (two
+// fragment buffers), so the shared-load latency of k + 1 hides behind the FMAs of k.
 template <typename P, typename Layout>
 __device__ __forceinline__ void multiply_k_tile(const float* s_a, const float* s_b, ThreadOrigin t,
                                                 float (&acc)[P::kTm][P::kTn]) {
+  float a[2][P::kTm], b[2][P::kTn];
+  load_fragments<P, Layout>(s_a, s_b, t, 0, a[0], b[0]);
 #pragma unroll
   for (int k = 0; k < P::kBk; ++k) {
-    float a[P::kTm], b[P::kTn];
-#pragma unroll
-    for (int i = 0; i < P::kTm / 4; ++i) {
-      const float4 v = *reinterpret_cast<const float4*>(
-          s_a + Layout::template offset<P::kBm>(k, t.row + i * P::kLanesM * 4));
-      a[4 * i] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
-    }
-#pragma unroll
-    for (int j = 0; j < P::kTn / 4; ++j) {
-      const float4 v = *reinterpret_cast<const float4*>(
-          s_b + Layout::template offset<P::kBn>(k, t.col + j * P::kLanesN * 4));
-      b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
-    }
+    if (k + 1 < P::kBk) load_fragments<P, Layout>(s_a, s_b, t, k + 1, a[(k + 1) % 2], b[(k + 1) % 2]);
 #pragma unroll
     for (int r = 0; r < P::kTm; ++r)
 #pragma unroll
-      for (int c = 0; c < P::kTn; ++c) acc[r][c] += a[r] * b[c];
+      for (int c = 0; c < P::kTn; ++c) acc[r][c] += a[k % 2][r] * b[k % 2][c];
   }
 }
 
