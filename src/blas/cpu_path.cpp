@@ -15,10 +15,16 @@
 
 namespace tilekit::blas {
 
+// Below this many flops (n ≈ 170) one thread does the work: waking an OpenMP team costs more
+// than the product (the netlib testers' 17,000 small calls took 50× longer on all threads).
+constexpr double kSerialFlops = 1e7;
+
 Status run_on_cpu(const SgemmCall& call, std::string* note) {
-  // One context per thread: a context is not shared between threads, and it keeps the kernel's
+  // Contexts per thread: a context is not shared between threads, and it keeps the kernel's
   // workspace between calls.
-  thread_local const Context ctx = Context::cpu();
+  thread_local const Context all_threads = Context::cpu();
+  thread_local const Context one_thread = Context::cpu(1);
+  const Context& ctx = call.flops() < kSerialFlops ? one_thread : all_threads;
   GemmOptions options;
   options.allow_vendor = false;
   GemmTypes types;
