@@ -354,10 +354,13 @@ Status Stager::run_pipeline(const SgemmCall& call, const Residency& where, std::
   const int64_t tallest = std::max({call.rows_a(), call.op_b == Op::kN ? k : std::min(n, panel_width(n)), m});
   TILEKIT_RETURN_IF_ERROR(ensure_slots(static_cast<size_t>(tallest)));
 
+  // Device memory first: growing it frees the old buffers, which waits for the GPU.
+  if (!where.a_on_device) TILEKIT_RETURN_IF_ERROR(reserve(&d_a_, &cap_a_, static_cast<size_t>(m * k)));
+  if (!where.b_on_device) TILEKIT_RETURN_IF_ERROR(reserve(&d_b_, &cap_b_, static_cast<size_t>(k * n)));
+  if (!where.c_on_device) TILEKIT_RETURN_IF_ERROR(reserve(&d_c_, &cap_c_, static_cast<size_t>(m * n)));
   const float* a = call.a;
   int64_t lda = call.lda;
   if (!where.a_on_device) {
-    TILEKIT_RETURN_IF_ERROR(reserve(&d_a_, &cap_a_, static_cast<size_t>(m * k)));
     TILEKIT_RETURN_IF_ERROR(upload(call.a, call.lda, call.rows_a(), call.cols_a(), d_a_,
                                    where.a_pinned));
     a = d_a_;
@@ -365,8 +368,6 @@ Status Stager::run_pipeline(const SgemmCall& call, const Residency& where, std::
   }
   TILEKIT_CUDA_TRY(cudaEventRecord(a_ready_, h2d_));
   TILEKIT_CUDA_TRY(cudaStreamWaitEvent(compute_, a_ready_, 0));
-  if (!where.b_on_device) TILEKIT_RETURN_IF_ERROR(reserve(&d_b_, &cap_b_, static_cast<size_t>(k * n)));
-  if (!where.c_on_device) TILEKIT_RETURN_IF_ERROR(reserve(&d_c_, &cap_c_, static_cast<size_t>(m * n)));
 
   const int64_t nb = (where.b_on_device && where.c_on_device) ? n : panel_width(n);
   size_t panels = 0;
