@@ -33,7 +33,10 @@
 namespace tilekit::blas {
 namespace {
 
-constexpr size_t kSlotFloats = size_t{4} << 20;  // 16 MiB per staging slot
+#ifndef TILEKIT_BLAS_SLOT_FLOATS  // the fake-CUDA test makes slots tiny to exercise chunking
+#define TILEKIT_BLAS_SLOT_FLOATS (size_t{4} << 20)
+#endif
+constexpr size_t kSlotFloats = TILEKIT_BLAS_SLOT_FLOATS;  // 16 MiB per staging slot
 constexpr int kSlots = 4;                          // per direction
 constexpr size_t kParallelBytes = size_t{1} << 20;  // below this one thread copies
 
@@ -152,7 +155,11 @@ Status Stager::init() {
     TILEKIT_CUDA_TRY(cudaEventCreateWithFlags(&up_free_[s], cudaEventDisableTiming));
     TILEKIT_CUDA_TRY(cudaEventCreateWithFlags(&down_done_[s], cudaEventDisableTiming));
   }
+#ifdef TILEKIT_BLAS_FAKE_CUDA  // tests/blas/fake_cuda: "device" memory is host memory
+  ctx_ = Context::cpu(1);
+#else
   ctx_ = Context::cuda(device_, compute_);
+#endif
   ready_ = true;
   return Status::ok();
 }
