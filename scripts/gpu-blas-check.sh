@@ -91,6 +91,14 @@ bench() {  # bench LABEL [VAR=VALUE...]: one process, all sizes
     --trans "$TRANS" --beta "$BETA" --label "$label"
 }
 
+# OpenBLAS picks its kernels from CPUID, and on the GPU machines' virtual CPU it has chosen SSE3
+# ones (docs/gpu.md): name the core type the CPU's flags allow, unless the caller did.
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX
+  elif grep -qw avx2 /proc/cpuinfo; then export OPENBLAS_CORETYPE=Haswell; fi
+fi
+echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}" | tee -a "$LOGS/machine.log"
+
 bench openblas
 if [ -n "$NVBLAS" ] && [ -e "$NVBLAS" ]; then
   # NVBLAS reads its settings from a file; the CPU BLAS it falls back to is the same OpenBLAS.
