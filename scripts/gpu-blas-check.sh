@@ -54,7 +54,8 @@ done
 
 # ---- machine ---------------------------------------------------------------------------------------
 {
-  echo "commit: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "commit: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+       "(tools: $(sed -n 's/^commit //p' "$TOOLS/MANIFEST" 2>/dev/null || echo unknown))"
   nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max \
     --format=csv,noheader 2>&1 || echo "nvidia-smi: not available"
   echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"

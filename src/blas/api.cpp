@@ -76,12 +76,12 @@ void log_call(const char* routine, const SgemmCall& call, const std::string& rou
 std::string route(const SgemmCall& call) {
   const Config& cfg = config();
   counters.log_level = cfg.log;
+  const int gpus = cfg.device == DeviceMode::kCpu ? 0 : gpu_count();
+  if (cfg.log >= 1) log_config_once(gpus);
   if (call.m == 0 || call.n == 0 || ((call.alpha == 0.0f || call.k == 0) && call.beta == 1.0f)) {
     ++counters.quick;
     return "quick return";
   }
-  const int gpus = cfg.device == DeviceMode::kCpu ? 0 : gpu_count();
-  if (cfg.log >= 1) log_config_once(gpus);
   // Pointers CUDA knows are used where they live, whatever the size; in cpu mode every pointer
   // is taken to be a host pointer (no CUDA call at all).
   const Residency where = gpus > 0 ? query_residency(call) : Residency{};
