@@ -109,6 +109,9 @@ class Stager {
  private:
   Status run_pipeline(const SgemmCall& call, const Residency& where, std::string* note,
                       bool* c_written);
+  Status prepare(const SgemmCall& call, const Residency& where, const float** a, int64_t* lda);
+  Status run_panels(const SgemmCall& call, const Residency& where, const float* a, int64_t lda,
+                    std::string* kernel_note, size_t* panels);
   Status init();
   Status ensure_slots(size_t floats);
   Status reserve(float** ptr, size_t* capacity, size_t floats);
@@ -342,43 +345,58 @@ Status Stager::run_pipeline(const SgemmCall& call, const Residency& where, std::
     return cuda::error_status(scope.status(), "cudaSetDevice", __FILE__, __LINE__);
   TILEKIT_RETURN_IF_ERROR(init());
   for (bool& f : free_down_) f = true;
-  const int64_t m = call.m, n = call.n, k = call.k;
   std::string kernel_note = config().gpu_kernel;
   *note = "gpu:" + std::to_string(device_) + " (A " + (where.a_on_device ? "resident" : "staged") +
           ", B " + (where.b_on_device ? "resident" : "staged") + ", C " +
           (where.c_on_device ? "resident" : "staged");
 
-  if (call.alpha == 0.0f || k == 0) {  // C resident: only C = beta·C, done where C lives
+  if (call.alpha == 0.0f || call.k == 0) {  // C resident: only C = beta·C, done where C lives
     *c_written = true;
     TILEKIT_RETURN_IF_ERROR(gemm_panel(call, call.a, call.lda, call.b, call.ldb, call.c,
-                                       call.ldc, n, &kernel_note));
+                                       call.ldc, call.n, &kernel_note));
     TILEKIT_CUDA_TRY(cudaStreamSynchronize(compute_));
     *note += ", scaled)";
     return Status::ok();
   }
+  const float* a = nullptr;
+  int64_t lda = 0;
+  TILEKIT_RETURN_IF_ERROR(prepare(call, where, &a, &lda));
+  size_t panels = 0;
+  TILEKIT_RETURN_IF_ERROR(run_panels(call, where, a, lda, &kernel_note, &panels));
+  *note += ", " + std::to_string(panels) + " panel(s), kernel " + kernel_note + ")";
+  return Status::ok();
+}
 
+// Slots and device memory for this call, then A on its way; *a / *lda: A on the device.
+Status Stager::prepare(const SgemmCall& call, const Residency& where, const float** a,
+                       int64_t* lda) {
+  const int64_t m = call.m, n = call.n, k = call.k;
   // Slots wide enough for one column of every staged block.
-  const int64_t tallest = std::max({call.rows_a(), call.op_b == Op::kN ? k : std::min(n, panel_width(n)), m});
-  TILEKIT_RETURN_IF_ERROR(ensure_slots(static_cast<size_t>(tallest)));
-
-  // Device memory first: growing it frees the old buffers, which waits for the GPU.
+  const int64_t b_rows = call.op_b == Op::kN ? k : std::min(n, panel_width(n));
+  TILEKIT_RETURN_IF_ERROR(ensure_slots(static_cast<size_t>(std::max({call.rows_a(), b_rows, m}))));
+  // Device memory before any upload: growing it frees the old buffers, which waits for the GPU.
   if (!where.a_on_device) TILEKIT_RETURN_IF_ERROR(reserve(&d_a_, &cap_a_, static_cast<size_t>(m * k)));
   if (!where.b_on_device) TILEKIT_RETURN_IF_ERROR(reserve(&d_b_, &cap_b_, static_cast<size_t>(k * n)));
   if (!where.c_on_device) TILEKIT_RETURN_IF_ERROR(reserve(&d_c_, &cap_c_, static_cast<size_t>(m * n)));
-  const float* a = call.a;
-  int64_t lda = call.lda;
+  *a = call.a;
+  *lda = call.lda;
   if (!where.a_on_device) {
     TILEKIT_RETURN_IF_ERROR(upload(call.a, call.lda, call.rows_a(), call.cols_a(), d_a_,
                                    where.a_pinned));
-    a = d_a_;
-    lda = call.rows_a();
+    *a = d_a_;
+    *lda = call.rows_a();
   }
   TILEKIT_CUDA_TRY(cudaEventRecord(a_ready_, h2d_));
   TILEKIT_CUDA_TRY(cudaStreamWaitEvent(compute_, a_ready_, 0));
+  return Status::ok();
+}
 
+// Panel by panel: its B (and C) in, its GEMM, its C out; then waits for the last of C.
+Status Stager::run_panels(const SgemmCall& call, const Residency& where, const float* a,
+                          int64_t lda, std::string* kernel_note, size_t* panels) {
+  const int64_t m = call.m, n = call.n, k = call.k;
   const int64_t nb = (where.b_on_device && where.c_on_device) ? n : panel_width(n);
-  size_t panels = 0;
-  for (int64_t j0 = 0; j0 < n; j0 += nb, ++panels) {
+  for (int64_t j0 = 0; j0 < n; j0 += nb, ++*panels) {
     const int64_t w = std::min(nb, n - j0);
     const float* b = nullptr;
     int64_t ldb = 0;
@@ -399,11 +417,11 @@ Status Stager::run_pipeline(const SgemmCall& call, const Residency& where, std::
       TILEKIT_RETURN_IF_ERROR(upload(call.c + j0 * call.ldc, call.ldc, m, w, c, where.c_pinned));
     TILEKIT_CUDA_TRY(cudaEventRecord(panel_ready_, h2d_));
     TILEKIT_CUDA_TRY(cudaStreamWaitEvent(compute_, panel_ready_, 0));
-    if (where.c_on_device) *c_written = true;
-    TILEKIT_RETURN_IF_ERROR(gemm_panel(call, a, lda, b, ldb, c, ldc, w, &kernel_note));
+    if (where.c_on_device) *c_written_ = true;
+    TILEKIT_RETURN_IF_ERROR(gemm_panel(call, a, lda, b, ldb, c, ldc, w, kernel_note));
     if (!where.c_on_device) {
       cudaEvent_t done = nullptr;
-      TILEKIT_RETURN_IF_ERROR(panel_event(panels, &done));
+      TILEKIT_RETURN_IF_ERROR(panel_event(*panels, &done));
       TILEKIT_CUDA_TRY(cudaEventRecord(done, compute_));
       TILEKIT_RETURN_IF_ERROR(queue_download(call.c + j0 * call.ldc, call.ldc, m, w, c,
                                              where.c_pinned, done));
@@ -412,7 +430,6 @@ Status Stager::run_pipeline(const SgemmCall& call, const Residency& where, std::
   while (!pending_.empty() || !in_flight_.empty()) TILEKIT_RETURN_IF_ERROR(pump_downloads(true));
   TILEKIT_CUDA_TRY(cudaStreamSynchronize(compute_));
   TILEKIT_CUDA_TRY(cudaStreamSynchronize(d2h_));
-  *note += ", " + std::to_string(panels) + " panel(s), kernel " + kernel_note + ")";
   return Status::ok();
 }
 
