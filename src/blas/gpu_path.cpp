@@ -15,8 +15,12 @@
 // Operands CUDA reports as device (or managed) memory are used in place.
 #include <cuda_runtime_api.h>
 #include <omp.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -40,6 +44,41 @@ constexpr size_t kSlotFloats = TILEKIT_BLAS_SLOT_FLOATS;  // 16 MiB per staging 
 constexpr int kSlots = 4;                          // per direction
 constexpr size_t kParallelBytes = size_t{1} << 20;  // below this one thread copies
 
+#ifndef TILEKIT_BLAS_STREAM_BYTES  // the fake-CUDA test sets 0, so every copy takes this path
+#define TILEKIT_BLAS_STREAM_BYTES (size_t{64} << 10)
+#endif
+
+// memcpy for the staging copies. From this size up it uses non-temporal stores: the data is for
+// the DMA engine (or the caller) and not read back soon, and plain stores would first read every
+// destination line into the cache (1.5× the memory traffic; a single-thread 16 MiB copy measured
+// 8.7 GB/s with memcpy against 13.4 GB/s streamed on the project's machine).
+void stage_copy(void* dst, const void* src, size_t bytes) {
+#if defined(__SSE2__)
+  if (bytes >= TILEKIT_BLAS_STREAM_BYTES) {
+    char* d = static_cast<char*>(dst);
+    const char* s = static_cast<const char*>(src);
+    const size_t head = (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15;
+    const size_t lead = head < bytes ? head : bytes;
+    std::memcpy(d, s, lead);
+    size_t i = lead;
+    for (; i + 64 <= bytes; i += 64) {
+      const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+      const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
+      const __m128i x2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 32));
+      const __m128i x3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 48));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), x0);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 16), x1);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 32), x2);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 48), x3);
+    }
+    std::memcpy(d + i, s + i, bytes - i);
+    _mm_sfence();  // the streamed stores are visible before the copy engine is told to read
+    return;
+  }
+#endif
+  std::memcpy(dst, src, bytes);
+}
+
 // dst (rows × cols, compact) <- src (rows × cols, leading dimension ld), or the reverse with
 // `to_strided`; columns spread over the OpenMP threads when there is enough to copy.
 void copy_block(float* compact, float* strided, int64_t ld, int64_t rows, int64_t cols,
@@ -55,15 +94,15 @@ void copy_block(float* compact, float* strided, int64_t ld, int64_t rows, int64_
     for (int p = 0; p < pieces; ++p) {
       const size_t lo = total * static_cast<size_t>(p) / static_cast<size_t>(pieces);
       const size_t hi = total * static_cast<size_t>(p + 1) / static_cast<size_t>(pieces);
-      if (to_strided) std::memcpy(s + lo, c + lo, hi - lo);
-      else std::memcpy(c + lo, s + lo, hi - lo);
+      if (to_strided) stage_copy(s + lo, c + lo, hi - lo);
+      else stage_copy(c + lo, s + lo, hi - lo);
     }
     return;
   }
 #pragma omp parallel for schedule(static) if (parallel)
   for (int64_t j = 0; j < cols; ++j) {
-    if (to_strided) std::memcpy(strided + j * ld, compact + j * rows, col_bytes);
-    else std::memcpy(compact + j * rows, strided + j * ld, col_bytes);
+    if (to_strided) stage_copy(strided + j * ld, compact + j * rows, col_bytes);
+    else stage_copy(compact + j * rows, strided + j * ld, col_bytes);
   }
 }
 

@@ -1,6 +1,7 @@
 // test_gpu_path_fake.cpp — the GPU path's staging pipeline (src/blas/gpu_path.cpp) on the fake
 // CUDA runtime of fake_cuda/ (copies done at once on the host, tiny 1000-float staging slots so
-// every operand is split into many chunks over the 4 slots, "not ready" answers to polls):
+// every operand is split into many chunks over the 4 slots, "not ready" answers to polls, every
+// staging copy through the streaming-store path whatever its size and alignment):
 // every placement of the operands (pageable, page-locked, resident), every op, beta = 0 and not,
 // several panels; C must match a double reference with its padding intact, and the bytes that
 // crossed must be exactly each staged operand once (C not at all when beta = 0).
