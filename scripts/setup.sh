@@ -69,6 +69,9 @@ debs=(
   nlohmann-json3-dev           # --json output
   libopenblas-openmp-dev       # OpenBLAS, OpenMP variant (linked explicitly by CMake)
   libgtest-dev googletest      # the C++ test suites
+  # the drop-in BLAS's conformance tests: netlib's testers and the reference BLAS they run over
+  # (libblas-test alone would take OpenBLAS as its libblas.so.3)
+  libblas-test libblas3
   # Python for the CLI test (NumPy writes its .npy inputs) and the plots; from Debian, not pip
   python3 python3-numpy python3-matplotlib
   # clang with its sanitizer and libFuzzer runtimes (ASan, UBSan, -fsanitize=fuzzer) and its
