@@ -24,6 +24,7 @@
   FILE(gemm_08_cp_async_pipeline)   /* multi-stage cp.async ring, one barrier per k-tile */     \
   FILE(gemm_09_swizzle_raster)      /* XOR-swizzled shared tiles, grouped tile order */         \
   FILE(gemm_10_split_k)             /* k slices + deterministic reduction for few tiles */      \
+  FILE(gemm_11_skinny)              /* m <= 8: float4 rows of B streamed, k sliced */         \
   /* copies, the memory-bandwidth yardsticks */                                                 \
   FILE(copy_cuda)                   /* memory/copy.cu */                                        \
   /* the transpose ladder (docs/memory.md) */                                                   \

@@ -46,9 +46,9 @@ void register_gemm_08_cp_async_pipeline(Registry& r) {
   r.add(make_cp_async_entry<PipelinePolicy<Warp128x128x8, 4, 2>>(12));
   r.add(make_cp_async_entry<PipelinePolicy<Warp64x64x16, 4, 4>>(11));
   r.add(make_cp_async_entry<PipelinePolicy<Warp256x128x8, 3, 1>>(12));
-  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 2, 1>>(12));
-  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 3, 1>>(14));
-  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 4, 1>>(13));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 2, 1>>(14));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 3, 1>>(13));
+  r.add(make_cp_async_entry<PipelinePolicy<Warp128x256x8, 4, 1>>(12));
 }
 
 }  // namespace tilekit::cuda

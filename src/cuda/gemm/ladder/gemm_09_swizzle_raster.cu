@@ -39,10 +39,10 @@ using Warp128x256x8 = WarpTilePolicy<128, 256, 8, 2, 4, 8, 8, 16>;
 
 // gemm.cuda.09_swizzle_raster.f32.<tile>_w<warps>_t<thread tile>_s<stages>_<layout>_<raster>
 void register_gemm_09_swizzle_raster(Registry& r) {
-  using S3 = PipelinePolicy<Warp128x256x8, 3, 1>;  // step 08's fastest policy
-  r.add(make_swizzle_raster_entry<S3, PaddedLayout, GroupedRaster<8>>(16));
-  r.add(make_swizzle_raster_entry<S3, SwizzledLayout, RowRaster>(15));
-  r.add(make_swizzle_raster_entry<S3, SwizzledLayout, GroupedRaster<8>>(15));
+  using S2 = PipelinePolicy<Warp128x256x8, 2, 1>;  // step 08's fastest policy
+  r.add(make_swizzle_raster_entry<S2, PaddedLayout, GroupedRaster<8>>(16));
+  r.add(make_swizzle_raster_entry<S2, SwizzledLayout, RowRaster>(15));
+  r.add(make_swizzle_raster_entry<S2, SwizzledLayout, GroupedRaster<8>>(15));
 }
 
 }  // namespace tilekit::cuda

@@ -37,19 +37,6 @@ Slices choose_slices(const RowMajorGemm& g, int bm, int bn, int bk, int resident
   return s;
 }
 
-// C = alpha·(plane 0 + plane 1 + …) + beta·C, the planes added in order: the same bits every run.
-__global__ void sum_slices_kernel(const float* __restrict__ partials, int slices, int m, int n,
-                                  float* c, int ldc, float alpha, float beta) {
-  const size_t plane = static_cast<size_t>(m) * n;
-  for (size_t idx = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; idx < plane;
-       idx += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    float sum = partials[idx];
-    for (int z = 1; z < slices; ++z) sum += partials[z * plane + idx];
-    float* out = c + (idx / n) * ldc + idx % n;
-    *out = beta == 0.0f ? alpha * sum : alpha * sum + beta * *out;
-  }
-}
-
 template <typename P>
 int resident_blocks(int device) {
   int sms = 0, per_sm = 0;
@@ -76,12 +63,7 @@ Status launch_split_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
   args.k_slice = s.k;
   args.partials = static_cast<float*>(ws.data);
   TILEKIT_RETURN_IF_ERROR((launch_pipelined<P, Layout, Raster>(args, s.count, ctx.stream)));
-  const size_t plane = static_cast<size_t>(g.m) * g.n;
-  const unsigned blocks = static_cast<unsigned>(std::min<size_t>((plane + 255) / 256, 8192));
-  sum_slices_kernel<<<blocks, 256, 0, ctx.stream>>>(args.partials, s.count, g.m, g.n, g.c, g.ldc,
-                                                    g.alpha, g.beta);
-  TILEKIT_CUDA_CHECK_LAUNCH("sum_slices_kernel");
-  return Status::ok();
+  return sum_slices(args.partials, s.count, g, ctx.stream);
 }
 
 template <typename P, typename Layout, typename Raster>
@@ -105,10 +87,35 @@ using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
 
 }  // namespace
 
+// C = alpha·(plane 0 + plane 1 + …) + beta·C, the planes added in order: the same bits every run.
+namespace {
+__global__ void sum_slices_kernel(const float* __restrict__ partials, int slices, int m, int n,
+                                  float* c, int ldc, float alpha, float beta) {
+  const size_t plane = static_cast<size_t>(m) * n;
+  for (size_t idx = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; idx < plane;
+       idx += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    float sum = partials[idx];
+    for (int z = 1; z < slices; ++z) sum += partials[z * plane + idx];
+    float* out = c + (idx / n) * ldc + idx % n;
+    *out = beta == 0.0f ? alpha * sum : alpha * sum + beta * *out;
+  }
+}
+
+}  // namespace
+
+Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, cudaStream_t stream) {
+  const size_t plane = static_cast<size_t>(g.m) * g.n;
+  const unsigned blocks = static_cast<unsigned>(std::min<size_t>((plane + 255) / 256, 8192));
+  sum_slices_kernel<<<blocks, 256, 0, stream>>>(partials, slices, g.m, g.n, g.c, g.ldc, g.alpha,
+                                                g.beta);
+  TILEKIT_CUDA_CHECK_LAUNCH("sum_slices_kernel");
+  return Status::ok();
+}
+
 // gemm.cuda.10_split_k.f32.<tile>_w<warps>_t<thread tile>_s<stages>_splitk
 void register_gemm_10_split_k(Registry& r) {
   using Grouped = GroupedRaster<8>;
-  r.add(make_split_k_entry<PipelinePolicy<Warp128x256x8, 3, 1>, PaddedLayout, Grouped>(18));
+  r.add(make_split_k_entry<PipelinePolicy<Warp128x256x8, 2, 1>, PaddedLayout, Grouped>(18));
   r.add(make_split_k_entry<PipelinePolicy<Warp128x128x8, 3, 2>, PaddedLayout, Grouped>(17));
   r.add(make_split_k_entry<PipelinePolicy<Warp64x64x16, 4, 4>, PaddedLayout, Grouped>(10));
 }
