@@ -15,6 +15,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <new>
 #include <stdexcept>
@@ -60,6 +61,16 @@ using OutArray = nb::ndarray<>;
     default:
       throw std::runtime_error(msg);
   }
+}
+
+// The library's query functions word errors with the CLI's option names; say the Python names.
+Status with_python_names(const Status& s) {
+  std::string m = s.message();
+  const std::pair<const char*, const char*> names[] = {
+      {"--dyn-smem", "dyn_smem"}, {"--elem", "elem_bytes"}, {"--", ""}};
+  for (const auto& [cli, py] : names)
+    for (size_t at; (at = m.find(cli)) != std::string::npos;) m.replace(at, strlen(cli), py);
+  return Status(s.code(), m, s.backend_code());
 }
 
 [[noreturn]] void type_error(const std::string& msg) { throw nb::type_error(msg.c_str()); }
@@ -417,11 +428,11 @@ nb::dict occupancy(int threads, int regs, size_t smem, const std::string& arch, 
                    int carveout) {
   tilekit::ArchProperties props;
   if (const Status s = tilekit::find_architecture(arch, &props); !s)
-    raise_status(Status(s.code(), "arch: " + s.message()), "tilekit.occupancy");
+    raise_status(with_python_names(s), "tilekit.occupancy");
   tilekit::OccupancyQuery q{threads, regs, smem, dyn_smem, carveout};
   tilekit::OccupancyResult r;
   if (const Status s = tilekit::compute_occupancy(props, q, &r); !s)
-    raise_status(s, "tilekit.occupancy");
+    raise_status(with_python_names(s), "tilekit.occupancy");
   nb::dict d = dict_of("arch", props.name, "blocks_per_sm", r.blocks_per_sm,
              "warps_per_sm", r.warps_per_sm, "occupancy", r.occupancy,
              "limiters", r.limiters);
@@ -450,7 +461,8 @@ nb::dict banks(int rows, int cols, int pad, const std::string& index, int elem_b
   q.block_y = block_y;
   q.warp = warp;
   tilekit::BankReport r;
-  if (const Status s = tilekit::analyze_banks(q, &r); !s) raise_status(s, "tilekit.banks");
+  if (const Status s = tilekit::analyze_banks(q, &r); !s)
+    raise_status(with_python_names(s), "tilekit.banks");
   nb::list lanes;
   for (const auto& l : r.lanes)
     lanes.append(dict_of("lane", l.lane, "x", l.x, "y", l.y, "row", l.row,
