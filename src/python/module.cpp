@@ -88,7 +88,9 @@ struct Where {
   }
 };
 
-std::string py_type_name(nb::handle h) { return nb::type_name(h.type()).c_str(); }
+std::string py_type_name(nb::handle h) {
+  return nb::str(h.type().attr("__name__")).c_str();
+}
 
 // Converts an argument without copying, or raises TypeError naming it. Writable arrays are
 // asked for separately so that a read-only one gets its own message.
