@@ -251,9 +251,12 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
     if out is not None:
         out = _adopt(out, "out")
     handle, on_stream = _resolve_stream(a, (a, b, c, out), stream)
-    with on_stream or _Nothing():
-        return _gemm_on(a, b, c, out, float(alpha), float(beta), bool(trans_a), bool(trans_b),
-                        compute or "", kernel, bool(allow_vendor), handle)
+    args = (a, b, c, out, float(alpha), float(beta), bool(trans_a), bool(trans_b), compute or "",
+            kernel, bool(allow_vendor), handle)
+    if on_stream is None:  # the common case, kept free of a context manager's cost
+        return _gemm_on(*args)
+    with on_stream:
+        return _gemm_on(*args)
 
 
 def _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel, allow_vendor, handle):

@@ -2,6 +2,7 @@
 
 import itertools
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -161,13 +162,19 @@ def test_matmul_float32(rng, m, n, k):
 
 
 def test_gil_released_while_running(rng):
-    """The kernel runs without the GIL: this thread keeps counting while another multiplies."""
-    a, b = operand(rng, 400, 400), operand(rng, 400, 400)
-    worker = threading.Thread(
-        target=tilekit.gemm, args=(a, b), kwargs=dict(kernel="gemm.cpu.reference.f32"))
-    counted = 0
+    """The kernel runs without the GIL: this thread keeps running while another multiplies. With
+    the GIL held, this loop would stall for the whole call."""
+    a, b = operand(rng, 500, 500), operand(rng, 500, 500)
+    kernel = "gemm.cpu.reference.f32"  # slow on purpose: a long call makes a stall unmistakable
+    start = time.perf_counter()
+    tilekit.gemm(a, b, kernel=kernel)
+    alone = time.perf_counter() - start
+    worker = threading.Thread(target=tilekit.gemm, args=(a, b), kwargs=dict(kernel=kernel))
+    longest, last = 0.0, time.perf_counter()
     worker.start()
     while worker.is_alive():
-        counted += 1
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
     worker.join()
-    assert counted > 1000, f"only {counted} iterations ran beside the GEMM: the GIL was held"
+    assert longest < alone / 2, (f"this thread stalled {longest * 1e3:.0f} ms during a "
+                                 f"{alone * 1e3:.0f} ms GEMM: the GIL was held")
