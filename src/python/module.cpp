@@ -194,6 +194,36 @@ int64_t ld_in(Dims d, Layout layout) {
   return d.row_stride >= min_ld ? d.row_stride : -1;
 }
 
+// The bytes an array's elements span, [lo, hi); empty for an empty array.
+struct Extent {
+  uintptr_t lo = 0, hi = 0;
+};
+
+template <typename A>
+Extent extent_of(const A& x) {
+  const auto base = reinterpret_cast<intptr_t>(x.data());
+  const int64_t item = x.itemsize();
+  int64_t low = 0, high = 0;
+  for (size_t i = 0; i < x.ndim(); ++i) {
+    if (x.shape(i) == 0) return {};
+    const int64_t reach = (static_cast<int64_t>(x.shape(i)) - 1) * x.stride(i);
+    (reach < 0 ? low : high) += reach;
+  }
+  return {static_cast<uintptr_t>(base + low * item), static_cast<uintptr_t>(base + (high + 1) * item)};
+}
+
+bool overlaps(const Extent& x, const Extent& y) {
+  return x.lo < x.hi && y.lo < y.hi && x.lo < y.hi && y.lo < x.hi;
+}
+
+// The kernels read the inputs while they write the output: like BLAS, they must not share memory.
+template <typename O, typename I>
+void require_disjoint(const O& out, const I& in, const char* in_name) {
+  if (overlaps(extent_of(out), extent_of(in)))
+    value_error(std::string("out: overlaps ") + in_name + " (the kernel reads " + in_name +
+                " while it writes out; pass a separate out)");
+}
+
 Layout other(Layout l) { return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor; }
 
 // How the library reads operand `d` (op(d) wanted, `trans` as the caller asked) in `layout`:
@@ -268,6 +298,8 @@ int gemm(nb::handle a_obj, nb::handle b_obj, nb::handle c_obj, nb::handle out_ob
   require_same_place(where_of(out, "out"), where, "out", "a");
   if (static_cast<int64_t>(out.shape(0)) != m || static_cast<int64_t>(out.shape(1)) != n)
     value_error("out: shape " + shape_text(out) + " must be op(a)·op(b)'s " + want_shape);
+  require_disjoint(out, a, "a");
+  require_disjoint(out, b, "b");
 
   tilekit::GemmTypes types{ta, tb, tc, ta == DType::kF32 ? tilekit::Compute::kF32
                                                          : tilekit::Compute::kBF16};
@@ -319,6 +351,7 @@ int transpose(nb::handle a_obj, nb::handle out_obj, const std::string& kernel, u
   if (dout.rows != da.cols || dout.cols != da.rows)
     value_error("out: shape " + shape_text(out) + " must be a's transposed shape (" +
                 std::to_string(da.cols) + ", " + std::to_string(da.rows) + ")");
+  require_disjoint(out, a, "a");
   const int64_t lda = ld_in(da, Layout::kRowMajor);
   if (lda < 0) return 1;
   const int64_t ldb = ld_in(dout, Layout::kRowMajor);

@@ -104,6 +104,21 @@ def test_error_with_c_and_out_leaves_out_untouched():
     assert (out == SENTINEL).all()
 
 
+def test_out_overlapping_an_input():
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    before = a.copy()
+    with pytest.raises(ValueError, match="out: overlaps a"):
+        tilekit.gemm(a, f32(4, 4), out=a)
+    with pytest.raises(ValueError, match="out: overlaps b"):
+        tilekit.gemm(f32(4, 4), a, out=a.T)
+    holder = np.zeros((4, 8), np.float32)  # interleaved columns: the spans overlap, refused
+    with pytest.raises(ValueError, match="out: overlaps a"):
+        tilekit.gemm(holder[:, ::2], f32(4, 4), out=holder[:, 1::2])
+    with pytest.raises(ValueError, match="out: overlaps a"):
+        tilekit.transpose(a, out=a)
+    assert np.array_equal(a, before)
+
+
 def test_matmul_bad_input():
     with pytest.raises(ValueError, match="b:"):
         tilekit.matmul(f32(4, 3), f32(4, 3))
