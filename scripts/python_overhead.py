@@ -90,6 +90,12 @@ def main():
         host, e2e = time_calls(call, sync, args.calls)
         rows[name] = {"host_us": host, "e2e_us": e2e}
     if torch is not None:
+        # The same call with nanobind calling Tensor.__dlpack__() on each tensor instead of
+        # tilekit exporting through torch's C function (tilekit._FAST_TORCH_EXPORT).
+        tilekit._FAST_TORCH_EXPORT = False
+        host, e2e = time_calls(lambda: tilekit.gemm(a, b, out=c), sync, args.calls)
+        tilekit._FAST_TORCH_EXPORT = True
+        rows["tilekit.gemm(a, b, out=c) via __dlpack__"] = {"host_us": host, "e2e_us": e2e}
         host, e2e = time_calls(lambda: torch.matmul(a, b, out=c), sync, args.calls)
         rows["torch.matmul(a, b, out=c) (cuBLAS)"] = {"host_us": host, "e2e_us": e2e}
 

@@ -112,6 +112,23 @@ def _copy(x: Any) -> Any:
     return numpy.array(x, copy=True)
 
 
+# torch's C exporter: the capsule Tensor.__dlpack__() returns, without that method's Python-level
+# checks (grad, conj, layout, stream), which cost microseconds per tensor. tilekit has made the
+# checks that matter (_adopt refuses tensors that require grad; only real dtypes get through;
+# streams are ordered in _resolve_stream). False: hand nanobind the tensors, which then calls
+# __dlpack__() itself (scripts/python_overhead.py times both).
+_FAST_TORCH_EXPORT = True
+
+
+def _export(x: Any) -> Any:
+    """What _tilekit receives for x: a DLPack capsule for a torch tensor, else x itself."""
+    if _FAST_TORCH_EXPORT and _is_torch(x):
+        to_dlpack = getattr(sys.modules["torch"]._C, "_to_dlpack", None)
+        if to_dlpack is not None:
+            return to_dlpack(x)
+    return x
+
+
 def _assign(dst: Any, src: Any) -> None:
     dst[...] = src
 
@@ -273,7 +290,8 @@ def _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel, allow
     elif reads_c and c is not out:
         # Computed in a copy of c and assigned only on success: out is untouched on error.
         target = _copy(c)
-    code = _tilekit.gemm(a, b, c, target, alpha, beta, trans_a, trans_b, compute, kernel,
+    code = _tilekit.gemm(_export(a), _export(b), None if c is None else _export(c),
+                         _export(target), alpha, beta, trans_a, trans_b, compute, kernel,
                          allow_vendor, handle)
     if code == _NEEDS_COPY_A or code == _NEEDS_COPY_B:
         a = _contiguous(a) if code == _NEEDS_COPY_A else a
@@ -346,12 +364,12 @@ def transpose(a: Array, *, out: Optional[Array] = None, kernel: str = "auto",
         if out is None:
             shape = tuple(getattr(a, "shape", ()))
             target = _empty_like_lib(a, shape[::-1] if len(shape) == 2 else (1, 1), "float32")
-        code = _tilekit.transpose(a, target, kernel, handle)
+        code = _tilekit.transpose(_export(a), _export(target), kernel, handle)
         if code == _NEEDS_COPY_A:
             return transpose(_contiguous(a), out=out, kernel=kernel, stream=stream)
         if code == _NEEDS_COPY_B:
             tmp = _contiguous(target)
-            _tilekit.transpose(a, tmp, kernel, handle)
+            _tilekit.transpose(_export(a), _export(tmp), kernel, handle)
             _assign(out, tmp)
         return out if out is not None else target
 
@@ -368,7 +386,7 @@ def dot(x: Array, y: Array, *, kernel: str = "auto", stream: Stream = None) -> A
     handle, on_stream = _resolve_stream(x, (x, y), stream)
     with on_stream or _Nothing():
         result = _empty_like_lib(x, (1,), "float32")
-        code = _tilekit.dot(x, y, result, kernel, handle)
+        code = _tilekit.dot(_export(x), _export(y), _export(result), kernel, handle)
         if code:
             x = _contiguous(x) if code == _NEEDS_COPY_A else x
             y = _contiguous(y) if code == _NEEDS_COPY_B else y

@@ -55,6 +55,13 @@ def gen():
     return Gen(int(os.environ.get("TILEKIT_TEST_SEED", np.random.SeedSequence().entropy % 2**31)))
 
 
+@pytest.fixture(params=[True, False], ids=["capsule", "__dlpack__"])
+def export(request, monkeypatch):
+    """Both ways tensors reach the module: torch's C exporter, or nanobind calling __dlpack__."""
+    monkeypatch.setattr(tilekit, "_FAST_TORCH_EXPORT", request.param)
+    return request.param
+
+
 def rand(gen, rows, cols, dtype=None):
     x = torch.rand(rows, cols, device="cuda", generator=gen.generator) * 2 - 1
     return x.to(dtype or torch.float32)
@@ -75,7 +82,7 @@ def reference(a, b, c=None, alpha=1.0, beta=0.0, trans_a=False, trans_b=False):
 
 @pytest.mark.parametrize("m,n,k", SHAPES)
 @pytest.mark.parametrize("trans_a,trans_b", list(itertools.product([False, True], repeat=2)))
-def test_gemm_float32(gen, m, n, k, trans_a, trans_b):
+def test_gemm_float32(gen, export, m, n, k, trans_a, trans_b):
     a = rand(gen, k, m) if trans_a else rand(gen, m, k)
     b = rand(gen, n, k) if trans_b else rand(gen, k, n)
     got = tilekit.gemm(a, b, trans_a=trans_a, trans_b=trans_b)
@@ -87,7 +94,7 @@ def test_gemm_float32(gen, m, n, k, trans_a, trans_b):
 
 
 @pytest.mark.parametrize("alpha,beta", [(1.0, 0.0), (2.0, -1.5), (0.0, 1.0), (-0.5, 0.25)])
-def test_alpha_beta_and_in_place(gen, alpha, beta):
+def test_alpha_beta_and_in_place(gen, export, alpha, beta):
     a, b, c = rand(gen, 65, 33), rand(gen, 33, 47), rand(gen, 65, 47)
     got = tilekit.gemm(a, b, c, alpha=alpha, beta=beta)
     assert_gemm_close(got, *reference(a, b, c, alpha, beta))
@@ -98,7 +105,7 @@ def test_alpha_beta_and_in_place(gen, alpha, beta):
     assert_gemm_close(c, *reference(a, b, c0, alpha, beta))
 
 
-def test_zero_copy(gen, monkeypatch):
+def test_zero_copy(gen, export, monkeypatch):
     """Transposed and sliced views go to the kernel in place: no copy is made, out is written
     where it lies."""
     monkeypatch.setattr(tilekit, "_contiguous", lambda x: pytest.fail("a copy was made"))
@@ -127,7 +134,7 @@ def test_copy_for_undescribable_views(gen):
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (33, 17, 65), (128, 256, 64), (200, 100, 300)])
-def test_16_bit(gen, dtype, m, n, k):
+def test_16_bit(gen, export, dtype, m, n, k):
     dt = getattr(torch, dtype)
     a, b = rand(gen, m, k, dt), rand(gen, k, n, dt)
     got = tilekit.gemm(a, b)  # compute bf16: 16-bit products (exact in FP32), FP32 accumulation
@@ -144,7 +151,7 @@ def test_16_bit(gen, dtype, m, n, k):
         assert_gemm_close(out, value, magnitude, kk, result_roundoff=2.0 ** -8)
 
 
-def test_explicit_stream_orders_after_the_producer(gen):
+def test_explicit_stream_orders_after_the_producer(gen, export):
     """Inputs written on torch's current stream behind a long sleep; tilekit on another stream
     must wait for them (the DLPack stream handshake), or it reads the old contents."""
     src_a, src_b = rand(gen, 256, 256), rand(gen, 256, 256)
@@ -162,7 +169,7 @@ def test_explicit_stream_orders_after_the_producer(gen):
     assert_gemm_close(got_int, *reference(src_a, src_b))
 
 
-def test_default_stream_is_the_current_stream(gen):
+def test_default_stream_is_the_current_stream(gen, export):
     """Under `with torch.cuda.stream(s)` the call runs on s: work queued on s before it (behind a
     sleep) is seen, which the legacy default stream would not wait for (torch's streams do not
     block on it)."""
@@ -181,7 +188,7 @@ def test_default_stream_is_the_current_stream(gen):
     assert abs(float(r) - ref) <= 2 * gamma(192) * ref + 1e-6
 
 
-def test_transpose_and_dot(gen):
+def test_transpose_and_dot(gen, export):
     a = rand(gen, 300, 517)
     t = tilekit.transpose(a)
     assert t.is_cuda and torch.equal(t, a.T)
