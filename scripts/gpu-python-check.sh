@@ -10,7 +10,8 @@
 #  2. the pytest suite (tests/python) with TILEKIT_REQUIRE_GPU=1: the GPU tests must run;
 #  3. the overhead benchmark (scripts/python_overhead.py) against tilekit_gemm_call_time;
 # then a PASS/FAIL summary, last. Logs and the JSON figures go to $OUT if set, else
-# ./gpu-python-check-logs/. Needs from BUILD_DIR: libtilekit.a and bin/ (its bundled OpenBLAS).
+# ./gpu-python-check-logs/. Needs from BUILD_DIR only libtilekit.a and the OpenBLAS runtime in
+# bin/ (libopenblas.so.0, libgfortran.so.5, libquadmath.so.0, libgomp.so.1).
 # Environment: PYTHON (default python3), BENCH_N (64), BENCH_LARGE (4096), TILEKIT_REQUIRE_GPU
 # (default 1; 0 lets the GPU tests skip, to try the script on a machine without a GPU).
 set -uo pipefail
