@@ -136,7 +136,7 @@ def test_copy_for_undescribable_views(gen):
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (33, 17, 65), (128, 256, 64), (200, 100, 300)])
 def test_16_bit(gen, export, dtype, m, n, k):
     tag = {"bfloat16": "bf16", "float16": "f16"}[dtype]
-    have = {k["dtype"] for k in tilekit.kernels("gemm.cuda.*")}
+    have = {kern["dtype"] for kern in tilekit.kernels("gemm.cuda.*")}
     if tag not in have:  # kernel ids name their types: gemm.cuda.<family>.<types>...
         pytest.skip(f"no CUDA GEMM kernel for {dtype} inputs in this build "
                     f"(registered types: {sorted(have)})")
