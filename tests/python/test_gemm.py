@@ -178,3 +178,29 @@ def test_gil_released_while_running(rng):
     worker.join()
     assert longest < alone / 2, (f"this thread stalled {longest * 1e3:.0f} ms during a "
                                  f"{alone * 1e3:.0f} ms GEMM: the GIL was held")
+
+
+class OnlyDLPack:
+    """An array known only through the DLPack protocol (like a JAX or TensorFlow CPU array)."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def test_any_cpu_dlpack_producer(rng):
+    a, b = operand(rng, 9, 4), operand(rng, 4, 6)
+    got = tilekit.gemm(OnlyDLPack(a), OnlyDLPack(b))
+    assert isinstance(got, np.ndarray)  # allocated with NumPy, the CPU arrays' library
+    assert_gemm_close(got, *gemm_reference(a, b))
+    assert np.array_equal(tilekit.transpose(OnlyDLPack(a)), a.T)
+
+
+def test_stream_argument_is_accepted_on_the_cpu(rng):
+    a, b = operand(rng, 3, 2), operand(rng, 2, 5)
+    assert_gemm_close(tilekit.gemm(a, b, stream=0), *gemm_reference(a, b))

@@ -75,3 +75,9 @@ def test_build_pins_match_the_dev_requirements():
     dev = dict(re.findall(r"^([\w-]+)==([\w.]+)", (ROOT / "python/requirements-dev.txt").read_text(),
                           re.M))
     assert pins and all(dev.get(name) == version for name, version in pins.items()), (pins, dev)
+
+
+def test_versions_agree():
+    cmake = re.search(r"project\(tilekit VERSION ([\d.]+)", (ROOT / "CMakeLists.txt").read_text())
+    pyproject = re.search(r'^version = "([\d.]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert tilekit.__version__ == cmake.group(1) == pyproject.group(1)
