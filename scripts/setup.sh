@@ -11,7 +11,9 @@
 # nothing and needs no network. Runs as root, or as a user with sudo (only apt-get uses it).
 # Python packages come from Debian (python3-numpy, python3-matplotlib) for Debian's python3;
 # pip is never run against Debian's Python (PEP 668 forbids it). A python3 on PATH that is not
-# Debian's (pyenv, an activated venv, conda) and lacks them gets them from its own pip.
+# Debian's (pyenv, an activated venv, conda) and lacks them gets them from its own pip. The Python
+# package's tools (nanobind, scikit-build-core, pytest: python/requirements-dev.txt, pinned) go
+# from PyPI into the project's own venv, .venv-dev, which CMake then uses for the bindings.
 # Nothing is downloaded at build time: CMake only finds what this script installed.
 set -euo pipefail
 
@@ -74,6 +76,8 @@ debs=(
   libblas-test libblas3
   # Python for the CLI test (NumPy writes its .npy inputs) and the plots; from Debian, not pip
   python3 python3-numpy python3-matplotlib
+  # the Python package (python/): headers for the nanobind module, venv for .venv-dev
+  python3-dev python3-venv
   # clang with its sanitizer and libFuzzer runtimes (ASan, UBSan, -fsanitize=fuzzer) and its
   # OpenMP. The unversioned metapackages follow Debian's default clang (14 on bookworm:
   # libclang-rt-dev pulls libclang-rt-14-dev, libomp-dev pulls libomp-14-dev); with
@@ -167,4 +171,31 @@ for py in "${pythons[@]}"; do
   step "importing numpy and matplotlib in $py" "$py" -c 'import numpy, matplotlib'
 done
 
-echo "setup: ok (Debian packages present; numpy and matplotlib in the Python at ${seen[*]})"
+# ---- the Python package's tools: .venv-dev ------------------------------------------------------------
+# nanobind (the bindings), scikit-build-core (`pip install .`) and pytest (tests/python), at the
+# versions python/requirements-dev.txt pins, from PyPI into a venv of the Python CMake picks, made
+# with --system-site-packages so that it sees that Python's NumPy. python/CMakeLists.txt uses
+# .venv-dev/bin/python when it exists. Nothing is installed when the pins are already met.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+venv="$root/.venv-dev"
+requirements="$root/python/requirements-dev.txt"
+cmake_py="${pythons[${#pythons[@]}-1]}"
+pins_met() {   # true when the venv runs and holds exactly the pinned versions
+  "$venv/bin/python" - "$requirements" <<'PY' >/dev/null 2>&1
+import re, sys
+from importlib.metadata import version
+pins = re.findall(r"^([\w-]+)==([\w.]+)", open(sys.argv[1]).read(), re.M)
+sys.exit(0 if pins and all(version(n) == v for n, v in pins) else 1)
+PY
+}
+if ! pins_met; then
+  echo "setup: installing python/requirements-dev.txt (nanobind, scikit-build-core, pytest) into $venv"
+  "$venv/bin/python" -c 'import sys' >/dev/null 2>&1 ||
+    step "creating the venv $venv" "$cmake_py" -m venv --clear --system-site-packages "$venv"
+  step "pip install -r python/requirements-dev.txt into $venv" \
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+  pins_met || die "$venv still lacks the versions python/requirements-dev.txt pins"
+fi
+step "importing numpy in $venv (from $cmake_py)" "$venv/bin/python" -c 'import numpy'
+
+echo "setup: ok (Debian packages present; numpy and matplotlib in the Python at ${seen[*]}; nanobind, scikit-build-core and pytest in .venv-dev)"

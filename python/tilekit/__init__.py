@@ -1,0 +1,458 @@
+"""tilekit — dense matrix kernels (GEMM, transpose, dot) on NumPy, PyTorch and CuPy arrays.
+
+NumPy arrays (and any CPU array with ``__dlpack__``) run on tilekit's CPU backend; PyTorch and
+CuPy CUDA arrays (and any CUDA ``__dlpack__`` producer) run on their GPU with zero copy, on the
+producer's current stream unless ``stream=`` says otherwise. Results are arrays of the caller's
+library on the caller's device. Strided and transposed views are read in place through leading
+dimensions and op flags; a view that no leading dimension describes (a broadcast, a slice with a
+step in both dimensions) is copied first. See docs/python.md.
+
+Errors: ``TypeError`` for a non-array or an unsupported dtype, ``ValueError`` for bad shapes,
+devices, options or kernels (each message names the argument), ``RuntimeError`` carrying the CUDA
+error for runtime failures. When an error is raised, nothing has been written to ``out``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional
+
+from . import _tilekit
+
+__all__ = [
+    "gemm", "matmul", "transpose", "dot", "devices", "kernels", "occupancy", "banks",
+    "built_with_cuda", "__version__",
+]
+__version__ = "0.1.0"
+
+Array = Any  # numpy.ndarray, torch.Tensor, cupy.ndarray, or any object with __dlpack__
+Stream = Any  # an int (cudaStream_t), a torch.cuda.Stream or a cupy.cuda.Stream
+
+# The codes _tilekit returns for an operand that needs a contiguous copy.
+_NEEDS_COPY_A, _NEEDS_COPY_B, _NEEDS_COPY_OUT = 1, 2, 4
+
+
+# ---- the caller's array library ------------------------------------------------------------------
+# Looked up in sys.modules, never imported: a NumPy user never pays for importing torch.
+
+def _is_torch(x: Any) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _is_cupy(x: Any) -> bool:
+    cupy = sys.modules.get("cupy")
+    return cupy is not None and isinstance(x, cupy.ndarray)
+
+
+def _is_cuda(x: Any) -> bool:
+    """True for an array on a CUDA device (DLPack device types 2 and 13)."""
+    if _is_torch(x):
+        return x.is_cuda
+    dev = getattr(x, "__dlpack_device__", None)
+    return dev is not None and dev()[0] in (2, 13)
+
+
+def _adopt(x: Any, arg: str) -> Any:
+    """Returns x itself when tilekit can allocate and copy with its library (NumPy, PyTorch,
+    CuPy); another DLPack producer is viewed, without a copy, as one of those."""
+    if _is_torch(x):
+        if x.requires_grad:
+            raise TypeError(f"{arg}: tensor requires grad; tilekit does not track gradients "
+                            f"(pass {arg}.detach())")
+        return x
+    np = sys.modules.get("numpy")
+    if (np is not None and isinstance(x, np.ndarray)) or _is_cupy(x):
+        return x
+    if not hasattr(x, "__dlpack__"):
+        return x  # _tilekit raises the TypeError naming the argument
+    if not _is_cuda(x):
+        import numpy
+        return numpy.from_dlpack(x)
+    for name in ("torch", "cupy"):
+        try:
+            lib = __import__(name)
+            return lib.from_dlpack(x)
+        except ImportError:
+            continue
+    raise TypeError(f"{arg}: a CUDA array of type {type(x).__name__}; tilekit allocates results "
+                    "and copies with PyTorch or CuPy, and neither is installed")
+
+
+def _empty_like_lib(x: Any, shape: tuple, dtype_name: str) -> Any:
+    """An uninitialised array of x's library and device."""
+    if _is_torch(x):
+        import torch
+        return torch.empty(shape, dtype=getattr(torch, dtype_name), device=x.device)
+    if _is_cupy(x):
+        import cupy
+        with x.device:
+            return cupy.empty(shape, dtype=dtype_name)
+    import numpy
+    return numpy.empty(shape, dtype=dtype_name)
+
+
+def _contiguous(x: Any) -> Any:
+    """A C-contiguous copy of x in its own library (the fallback for undescribable views)."""
+    if _is_torch(x):
+        return x.contiguous()
+    if _is_cupy(x):
+        import cupy
+        return cupy.ascontiguousarray(x)
+    import numpy
+    return numpy.ascontiguousarray(x)
+
+
+def _copy(x: Any) -> Any:
+    if _is_torch(x):
+        return x.clone()
+    if _is_cupy(x):
+        return x.copy()
+    import numpy
+    return numpy.array(x, copy=True)
+
+
+# torch's C exporter: the capsule Tensor.__dlpack__() returns, without that method's Python-level
+# checks (grad, conj, layout, stream), which cost microseconds per tensor. tilekit has made the
+# checks that matter (_adopt refuses tensors that require grad; only real dtypes get through;
+# streams are ordered in _resolve_stream). False: hand nanobind the tensors, which then calls
+# __dlpack__() itself (scripts/python_overhead.py times both).
+_FAST_TORCH_EXPORT = True
+
+
+def _export(x: Any) -> Any:
+    """What _tilekit receives for x: a DLPack capsule for a torch tensor, else x itself."""
+    if _FAST_TORCH_EXPORT and _is_torch(x):
+        to_dlpack = getattr(sys.modules["torch"]._C, "_to_dlpack", None)
+        if to_dlpack is not None:
+            return to_dlpack(x)
+    return x
+
+
+def _assign(dst: Any, src: Any) -> None:
+    dst[...] = src
+
+
+def _dtype_name(x: Any) -> str:
+    return str(x.dtype).replace("torch.", "")
+
+
+# ---- streams -------------------------------------------------------------------------------------
+
+def _stream_handle(stream: Stream) -> int:
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        if stream < 0:
+            raise ValueError(f"stream: {stream} is not a CUDA stream handle")
+        return stream
+    for attr in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
+        handle = getattr(stream, attr, None)
+        if isinstance(handle, int):
+            return handle
+    raise TypeError(f"stream: expected an int (cudaStream_t), a torch.cuda.Stream or a "
+                    f"cupy.cuda.Stream, got {type(stream).__name__}")
+
+
+def _current_stream(x: Any) -> int:
+    """The producer's current stream for CUDA array x (0, the legacy default stream, for a
+    producer whose current stream tilekit cannot ask)."""
+    if _is_torch(x):
+        import torch
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        dev = x.get_device()
+        return raw(dev) if raw is not None else torch.cuda.current_stream(dev).cuda_stream
+    if _is_cupy(x):
+        import cupy
+        with x.device:
+            return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+class _OnStream:
+    """Makes `handle` the current stream of x's library for the block, so that the copies and
+    allocations tilekit makes for the call are ordered with its kernels on that stream."""
+
+    def __init__(self, x: Any, handle: int):
+        self._ctx = None
+        if _is_torch(x):
+            import torch
+            self._ctx = torch.cuda.stream(torch.cuda.ExternalStream(handle, device=x.device))
+        elif _is_cupy(x):
+            import cupy
+            self._ctx = cupy.cuda.ExternalStream(handle, x.device.id)
+
+    def __enter__(self):
+        if self._ctx is not None:
+            self._ctx.__enter__()
+
+    def __exit__(self, *exc):
+        if self._ctx is not None:
+            self._ctx.__exit__(*exc)
+
+
+def _resolve_stream(first: Any, arrays: tuple, stream: Stream) -> tuple:
+    """(handle, context): the stream to run on and a context making it current for copies.
+
+    Default: the producer's current stream, nothing to order. An explicit stream: each CUDA
+    array is exported with ``__dlpack__(stream=handle)``, the protocol's request that its producer
+    order the pending work on it before `handle` (capsules are dropped: the export is the point).
+    """
+    if not _is_cuda(first):
+        if stream is not None:
+            _stream_handle(stream)  # a bad stream is still an error on the CPU
+        return 0, None
+    if stream is None:
+        return _current_stream(first), None
+    handle = _stream_handle(stream)
+    for x in arrays:
+        if x is not None and hasattr(x, "__dlpack__"):
+            x.__dlpack__(stream=handle)
+    return handle, _OnStream(first, handle)
+
+
+class _Nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return None
+
+
+# ---- GEMM ----------------------------------------------------------------------------------------
+
+def _result_shape(a: Any, b: Any, trans_a: bool, trans_b: bool) -> Optional[tuple]:
+    """op(a)·op(b)'s shape, or None when a or b is not 2-D (then _tilekit raises, naming it)."""
+    sa, sb = getattr(a, "shape", None), getattr(b, "shape", None)
+    if sa is None or sb is None or len(sa) != 2 or len(sb) != 2:
+        return None
+    return (sa[1] if trans_a else sa[0], sb[0] if trans_b else sb[1])
+
+
+def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, beta: float = 0.0,
+         trans_a: bool = False, trans_b: bool = False, compute: Optional[str] = None,
+         kernel: str = "auto", out: Optional[Array] = None, allow_vendor: bool = False,
+         stream: Stream = None) -> Array:
+    """General matrix multiply: ``alpha · op(a) · op(b) + beta · c``, op(x) = xᵀ when trans_x.
+
+    Args:
+        a, b: 2-D arrays of one dtype (float32, float16 or bfloat16) on one device; op(a) is
+            m × k and op(b) k × n. Any strides that a leading dimension describes (transposed
+            views, column slices, Fortran order) are read in place.
+        c: optional m × n array, read only when beta != 0 (BLAS rule: beta = 0 never reads c).
+        alpha, beta: scalars (computed as float32).
+        trans_a, trans_b: multiply by the transpose of a / b.
+        compute: "f32" (IEEE FP32, the default for float32 inputs), "f32_3xtf32", "tf32" or
+            "bf16" (the only mode of float16/bfloat16 inputs, their default). tilekit never runs
+            a lower precision than asked.
+        kernel: a kernel id from ``tilekit.kernels("gemm.*")`` or "auto".
+        out: optional m × n array to write: float32, or bfloat16 for 16-bit inputs. ``out=c``
+            updates c in place; otherwise c is copied into the result first. Default: a new
+            float32 array of a's library and device.
+        allow_vendor: let "auto" choose cuBLAS / OpenBLAS too.
+        stream: CUDA stream to run on (int handle, torch.cuda.Stream, cupy.cuda.Stream);
+            default: the producer's current stream. Never synchronises the device.
+
+    Returns:
+        ``out`` (or the new result array).
+
+    Raises:
+        TypeError: a non-array or an unsupported dtype (the message names the argument).
+        ValueError: mismatched shapes, devices, a bad compute mode or kernel.
+        RuntimeError: a CUDA failure, with the CUDA error.
+    """
+    a = _adopt(a, "a")
+    b = _adopt(b, "b")
+    if c is not None:
+        c = _adopt(c, "c")
+    if out is not None:
+        out = _adopt(out, "out")
+    handle, on_stream = _resolve_stream(a, (a, b, c, out), stream)
+    args = (a, b, c, out, float(alpha), float(beta), bool(trans_a), bool(trans_b), compute or "",
+            kernel, bool(allow_vendor), handle)
+    if on_stream is None:  # the common case, kept free of a context manager's cost
+        return _gemm_on(*args)
+    with on_stream:
+        return _gemm_on(*args)
+
+
+def _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel, allow_vendor, handle):
+    reads_c = c is not None and beta != 0.0
+    if out is None and c is None and beta != 0.0:
+        raise ValueError(f"beta: {beta} scales c, but no c (or out) was given")
+    target = out
+    if out is None:
+        shape = _result_shape(a, b, trans_a, trans_b)
+        # A copy of c is the result's starting value; else fresh memory of the result's dtype.
+        # Without a shape, a stands in: _tilekit rejects a or b before it looks at out.
+        target = _copy(c) if reads_c else (a if shape is None else
+                                           _empty_like_lib(a, shape, "float32"))
+    elif reads_c and c is not out:
+        # Computed in a copy of c and assigned only on success: out is untouched on error.
+        target = _copy(c)
+    code = _tilekit.gemm(_export(a), _export(b), None if c is None else _export(c),
+                         _export(target), alpha, beta, trans_a, trans_b, compute, kernel,
+                         allow_vendor, handle)
+    if code == _NEEDS_COPY_A or code == _NEEDS_COPY_B:
+        a = _contiguous(a) if code == _NEEDS_COPY_A else a
+        b = _contiguous(b) if code == _NEEDS_COPY_B else b
+        return _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel,
+                        allow_vendor, handle)
+    if code == _NEEDS_COPY_OUT:
+        # target is the caller's out (or holds c's values): compute in a contiguous copy of it,
+        # which then plays C, and assign back only on success.
+        tmp = _contiguous(target)
+        _gemm_on(a, b, None, tmp, alpha, beta, trans_a, trans_b, compute, kernel, allow_vendor,
+                 handle)
+        if out is None:
+            return tmp
+        _assign(out, tmp)
+        return out
+    if out is not None and target is not out:
+        _assign(out, target)
+        return out
+    return target
+
+
+def matmul(a: Array, b: Array, *, out: Optional[Array] = None, kernel: str = "auto",
+           stream: Stream = None) -> Array:
+    """``a @ b`` for 2-D arrays, NumPy's semantics: the result has the inputs' dtype.
+
+    float32 and bfloat16 results are computed directly (bfloat16 with FP32 accumulation);
+    float16 is computed into float32 and rounded once to float16 (tilekit has no float16 C).
+    See ``gemm`` for the arguments.
+    """
+    a = _adopt(a, "a")
+    b = _adopt(b, "b")
+    dtype = _dtype_name(a)
+    if dtype != "float16":
+        shape = _result_shape(a, b, False, False)
+        if out is None and shape is not None and dtype == "bfloat16":
+            out = _empty_like_lib(a, shape, "bfloat16")
+        return gemm(a, b, out=out, kernel=kernel, stream=stream)
+    result = gemm(a, b, kernel=kernel, stream=stream)
+    handle, on_stream = _resolve_stream(a, (), stream)
+    with on_stream or _Nothing():
+        if out is None:
+            return result.astype("float16") if not _is_torch(result) else result.half()
+        _assign(out, result)
+        return out
+
+
+# ---- transpose and dot ---------------------------------------------------------------------------
+
+def transpose(a: Array, *, out: Optional[Array] = None, kernel: str = "auto",
+              stream: Stream = None) -> Array:
+    """``aᵀ`` computed by tilekit's transpose kernels into a new (or the given) array.
+
+    Args:
+        a: 2-D float32 array, rows × cols (rows read with their stride; a view whose columns
+            are not adjacent is copied first).
+        out: optional cols × rows float32 array to write; default: a new array of a's library.
+        kernel: a kernel id from ``tilekit.kernels("transpose.*")`` or "auto".
+        stream: as in ``gemm``.
+
+    Returns:
+        The cols × rows transpose, stored row-major (a real copy, unlike ``a.T``).
+    """
+    a = _adopt(a, "a")
+    if out is not None:
+        out = _adopt(out, "out")
+    handle, on_stream = _resolve_stream(a, (a, out), stream)
+    with on_stream or _Nothing():
+        target = out
+        if out is None:
+            shape = tuple(getattr(a, "shape", ()))
+            target = _empty_like_lib(a, shape[::-1] if len(shape) == 2 else (1, 1), "float32")
+        code = _tilekit.transpose(_export(a), _export(target), kernel, handle)
+        if code == _NEEDS_COPY_A:
+            return transpose(_contiguous(a), out=out, kernel=kernel, stream=stream)
+        if code == _NEEDS_COPY_B:
+            tmp = _contiguous(target)
+            _tilekit.transpose(_export(a), _export(tmp), kernel, handle)
+            _assign(out, tmp)
+        return out if out is not None else target
+
+
+def dot(x: Array, y: Array, *, kernel: str = "auto", stream: Stream = None) -> Any:
+    """``x · y`` = Σ x[i]·y[i] of two 1-D float32 arrays of one length.
+
+    Returns:
+        For NumPy, a numpy.float32; for CUDA arrays, a 0-d array of the caller's library left on
+        the device (no synchronisation: reading it waits for the stream).
+    """
+    x = _adopt(x, "x")
+    y = _adopt(y, "y")
+    handle, on_stream = _resolve_stream(x, (x, y), stream)
+    with on_stream or _Nothing():
+        result = _empty_like_lib(x, (1,), "float32")
+        code = _tilekit.dot(_export(x), _export(y), _export(result), kernel, handle)
+        if code:
+            x = _contiguous(x) if code == _NEEDS_COPY_A else x
+            y = _contiguous(y) if code == _NEEDS_COPY_B else y
+            return dot(x, y, kernel=kernel, stream=stream)
+        return result[0]
+
+
+# ---- queries -------------------------------------------------------------------------------------
+
+def devices() -> list:
+    """The CPU and each CUDA device tilekit can use, as dicts (``backend`` "cpu" or "cuda",
+    ``name``, and for GPUs compute capability, SMs, clocks, memory, L2)."""
+    return _tilekit.devices()
+
+
+def kernels(glob: str = "*") -> list:
+    """Registered kernels whose id matches the shell-style glob, as dicts (id, op, backend,
+    dtype, family, ladder step, role, tile, requirements)."""
+    if not isinstance(glob, str):
+        raise TypeError(f"glob: expected a str, got {type(glob).__name__}")
+    return _tilekit.kernels(glob)
+
+
+def occupancy(threads: int, regs: int = 0, smem: int = 0, *, arch: str = "sm_90",
+              dyn_smem: int = 0, carveout: Optional[int] = None) -> dict:
+    """Theoretical occupancy of a launch configuration, no GPU needed (``tilekit occupancy``).
+
+    Args:
+        threads: threads per block.
+        regs: registers per thread (``ptxas -v``).
+        smem, dyn_smem: static and dynamic shared memory per block, bytes.
+        arch: "sm_61" … "sm_120" (also "90", "9.0", "compute_90").
+        carveout: preferred shared-memory carveout, % of the SM's; None: the driver's choice.
+
+    Returns:
+        dict with blocks_per_sm, warps_per_sm, occupancy (0..1), limiters and each limit.
+    """
+    return _tilekit.occupancy(threads, regs, smem, arch, dyn_smem,
+                              -1 if carveout is None else carveout)
+
+
+def banks(shape: tuple = (32, 32), pad: int = 0, index: str = "y,x", *, elem_bytes: int = 4,
+          block: Optional[tuple] = None, warp: int = 0) -> dict:
+    """Which shared-memory bank each lane of one warp touches (``tilekit banks``).
+
+    The array is ``T s[rows][cols + pad]`` with sizeof(T) = elem_bytes; lane (x, y) reads
+    ``s[ROW][COL]`` for ``index`` = "ROW,COL" in x and y. ``block`` is (x, y) threads, default
+    (cols, rows).
+
+    Returns:
+        dict with lanes (lane, x, y, row, col, byte_offset, banks), phases, wavefronts,
+        ideal_wavefronts, conflict_degree (1 = conflict-free) and words_per_bank.
+    """
+    rows, cols = _pair(shape, "shape")
+    bx, by = _pair(block, "block") if block is not None else (cols, rows)
+    return _tilekit.banks(rows, cols, pad, index, elem_bytes, bx, by, warp)
+
+
+def _pair(value: Any, arg: str) -> tuple:
+    try:
+        first, second = value
+    except (TypeError, ValueError):
+        raise TypeError(f"{arg}: expected a pair of ints, got {value!r}") from None
+    return first, second
+
+
+def built_with_cuda() -> bool:
+    """True when this build of tilekit includes the CUDA backend."""
+    return _tilekit.built_with_cuda()

@@ -1,0 +1,176 @@
+"""Every bad input: the exception type, the argument named in its message, and `out` untouched."""
+
+import numpy as np
+import pytest
+
+import tilekit
+
+SENTINEL = -123.0
+
+
+def f32(*shape):
+    return np.ones(shape, np.float32)
+
+
+def fresh_out(shape=(4, 5)):
+    return np.full(shape, SENTINEL, np.float32)
+
+
+# (name, call(out) -> None, exception, words the message must contain)
+GEMM_CASES = [
+    ("a not an array", lambda o: tilekit.gemm([[1.0]], f32(1, 5), out=o), TypeError, ["a:", "list"]),
+    ("b not an array", lambda o: tilekit.gemm(f32(4, 3), "x", out=o), TypeError, ["b:", "str"]),
+    ("a float64", lambda o: tilekit.gemm(np.ones((4, 3)), f32(3, 5), out=o), TypeError,
+     ["a:", "float64"]),
+    ("a int32", lambda o: tilekit.gemm(f32(4, 3).astype(np.int32), f32(3, 5), out=o), TypeError,
+     ["a:", "int32"]),
+    ("a 1-D", lambda o: tilekit.gemm(f32(4), f32(3, 5), out=o), ValueError, ["a:", "2-D"]),
+    ("b 3-D", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5, 1), out=o), ValueError, ["b:", "2-D"]),
+    ("a 0-D", lambda o: tilekit.gemm(np.float32(1), f32(3, 5), out=o), ValueError, ["a:", "0-D"]),
+    ("dtypes differ", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5).astype(np.float16), out=o),
+     TypeError, ["b:", "float16", "float32"]),
+    ("inner dims", lambda o: tilekit.gemm(f32(4, 3), f32(2, 5), out=o), ValueError, ["b:", "3"]),
+    ("inner dims transposed", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), trans_a=True, out=o),
+     ValueError, ["b:", "transposed"]),
+    ("c shape", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), f32(5, 4), beta=1.0, out=o),
+     ValueError, ["c:", "(4, 5)"]),
+    ("c dtype", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), np.ones((4, 5)), beta=1.0, out=o),
+     TypeError, ["c:", "float64"]),
+    ("c shape with beta 0", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), f32(2, 2), out=o),
+     ValueError, ["c:"]),
+    ("compute unknown", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), compute="fp64", out=o),
+     ValueError, ["compute", "fp64"]),
+    ("compute for 16-bit", lambda o: tilekit.gemm(f32(4, 3).astype(np.float16),
+                                                  f32(3, 5).astype(np.float16), compute="f32",
+                                                  out=o), ValueError, ["compute", "bf16"]),
+    ("kernel unknown", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), kernel="gemm.nope", out=o),
+     ValueError, ["kernel", "gemm.nope"]),
+    ("kernel of another op", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5),
+                                                    kernel="transpose.cpu.reference.f32", out=o),
+     ValueError, ["kernel"]),
+    ("kernel of another dtype", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5),
+                                                       kernel="gemm.cpu.reference.bf16", out=o),
+     ValueError, ["gemm.cpu.reference.bf16"]),
+    ("beta without c", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), beta=2.0), ValueError,
+     ["beta"]),
+    ("stream type", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), stream="s", out=o), TypeError,
+     ["stream"]),
+    ("stream negative", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), stream=-1, out=o),
+     ValueError, ["stream"]),
+]
+
+
+@pytest.mark.parametrize("name,call,exc,words", GEMM_CASES, ids=[c[0] for c in GEMM_CASES])
+def test_gemm_bad_input(name, call, exc, words):
+    out = fresh_out()
+    with pytest.raises(exc) as info:
+        call(out)
+    for word in words:
+        assert word in str(info.value), f"{name}: {word!r} not in {info.value}"
+    assert (out == SENTINEL).all(), f"{name}: out was written"
+
+
+OUT_CASES = [
+    ("out shape", np.full((5, 4), SENTINEL, np.float32), ValueError, ["out:", "(4, 5)"]),
+    ("out float64", np.full((4, 5), SENTINEL), TypeError, ["out:", "float64"]),
+    ("out float16", np.full((4, 5), SENTINEL, np.float16), ValueError, ["out", "f16"]),
+    ("out 1-D", np.full(20, SENTINEL, np.float32), ValueError, ["out:", "2-D"]),
+    ("out list", [[SENTINEL] * 5] * 4, TypeError, ["out:"]),
+]
+
+
+@pytest.mark.parametrize("name,out,exc,words", OUT_CASES, ids=[c[0] for c in OUT_CASES])
+def test_gemm_bad_out(name, out, exc, words):
+    before = np.array(out, copy=True)
+    with pytest.raises(exc) as info:
+        tilekit.gemm(f32(4, 3), f32(3, 5), out=out)
+    for word in words:
+        assert word in str(info.value), f"{name}: {word!r} not in {info.value}"
+    assert np.array_equal(np.asarray(out), before), f"{name}: out was written"
+
+
+def test_gemm_read_only_out():
+    out = fresh_out()
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="out: the array is read-only"):
+        tilekit.gemm(f32(4, 3), f32(3, 5), out=out)
+
+
+def test_error_with_c_and_out_leaves_out_untouched():
+    """c is copied to a temporary, never into out, before the call can fail."""
+    out = fresh_out()
+    with pytest.raises(ValueError, match="kernel"):
+        tilekit.gemm(f32(4, 3), f32(3, 5), f32(4, 5), beta=1.0, kernel="gemm.nope", out=out)
+    assert (out == SENTINEL).all()
+
+
+def test_out_overlapping_an_input():
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    before = a.copy()
+    with pytest.raises(ValueError, match="out: overlaps a"):
+        tilekit.gemm(a, f32(4, 4), out=a)
+    with pytest.raises(ValueError, match="out: overlaps b"):
+        tilekit.gemm(f32(4, 4), a, out=a.T)
+    holder = np.zeros((4, 8), np.float32)  # interleaved columns: the spans overlap, refused
+    with pytest.raises(ValueError, match="out: overlaps a"):
+        tilekit.gemm(holder[:, ::2], f32(4, 4), out=holder[:, 1::2])
+    with pytest.raises(ValueError, match="out: overlaps a"):
+        tilekit.transpose(a, out=a)
+    assert np.array_equal(a, before)
+
+
+def test_matmul_bad_input():
+    with pytest.raises(ValueError, match="b:"):
+        tilekit.matmul(f32(4, 3), f32(4, 3))
+    with pytest.raises(TypeError, match="a:.*float64"):
+        tilekit.matmul(np.ones((2, 2)), np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda o: tilekit.transpose(f32(5, 4).astype(np.float16), out=o), TypeError, ["a:", "float16"]),
+    (lambda o: tilekit.transpose(f32(5), out=o), ValueError, ["a:", "2-D"]),
+    (lambda o: tilekit.transpose(f32(4, 5), out=o), ValueError, ["out:", "(5, 4)"]),
+    (lambda o: tilekit.transpose(f32(5, 4), kernel="nope", out=o), ValueError, ["kernel", "nope"]),
+    (lambda o: tilekit.transpose("a", out=o), TypeError, ["a:", "str"]),
+])
+def test_transpose_bad_input(call, exc, words):
+    out = fresh_out()
+    with pytest.raises(exc) as info:
+        call(out)
+    for word in words:
+        assert word in str(info.value)
+    assert (out == SENTINEL).all()
+
+
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda: tilekit.dot(f32(3, 1), f32(3)), ValueError, ["x:", "1-D"]),
+    (lambda: tilekit.dot(f32(3), f32(4)), ValueError, ["y:", "4", "3"]),
+    (lambda: tilekit.dot(np.ones(3), f32(3)), TypeError, ["x:", "float64"]),
+    (lambda: tilekit.dot(f32(3), f32(3).astype(np.float16)), TypeError, ["y:", "float16"]),
+    (lambda: tilekit.dot(f32(3), None), TypeError, ["y:"]),
+    (lambda: tilekit.dot(f32(3), f32(3), kernel="dot.nope"), ValueError, ["kernel"]),
+])
+def test_dot_bad_input(call, exc, words):
+    with pytest.raises(exc) as info:
+        call()
+    for word in words:
+        assert word in str(info.value)
+
+
+@pytest.mark.parametrize("call,exc,words", [
+    (lambda: tilekit.occupancy(2000), ValueError, ["threads", "2000"]),
+    (lambda: tilekit.occupancy(256, 300), ValueError, ["regs"]),
+    (lambda: tilekit.occupancy(256, arch="sm_1"), ValueError, ["arch", "sm_1"]),
+    (lambda: tilekit.occupancy(256, carveout=101), ValueError, ["carveout"]),
+    (lambda: tilekit.occupancy(256, dyn_smem=10**7), ValueError, ["shared memory", "10000000"]),
+    (lambda: tilekit.banks(elem_bytes=3), ValueError, ["elem_bytes"]),
+    (lambda: tilekit.banks(index="z,x"), ValueError, ["index"]),
+    (lambda: tilekit.banks(shape=32), TypeError, ["shape"]),
+    (lambda: tilekit.banks(block=(0, 1)), ValueError, ["block"]),
+    (lambda: tilekit.kernels(5), TypeError, ["glob"]),
+])
+def test_query_bad_input(call, exc, words):
+    with pytest.raises(exc) as info:
+        call()
+    for word in words:
+        assert word in str(info.value), f"{word!r} not in {info.value}"
