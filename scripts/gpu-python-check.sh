@@ -6,7 +6,10 @@
 #  1. the module: BUILD_DIR/python/tilekit when it was built for this machine's python3 (same
 #     extension suffix); else it is built here, in BUILD_DIR/python-here, by python/CMakeLists.txt
 #     standalone against BUILD_DIR/libtilekit.a (the CUDA backend; OpenBLAS from BUILD_DIR/bin),
-#     with this machine's python3, nanobind, CMake and CUDA toolkit — nothing is downloaded;
+#     with this machine's python3, nanobind, CMake and CUDA toolkit — nothing is downloaded.
+#     Prefer the first: the module must come from the compiler that built libtilekit.a (one built
+#     on the H200 by its GCC 13 against our GCC 12 archive crashed in the CPU blocked kernel;
+#     docs/gpu.md shows how to build BUILD_DIR/python here for the GPU machine's Python);
 #  2. the pytest suite (tests/python) with TILEKIT_REQUIRE_GPU=1: the GPU tests must run;
 #  3. the overhead benchmark (scripts/python_overhead.py) against tilekit_gemm_call_time;
 # then a PASS/FAIL summary, last. Logs and the JSON figures go to $OUT if set, else
