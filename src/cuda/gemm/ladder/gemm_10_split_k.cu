@@ -3,7 +3,7 @@
 //           256×8192 by 8192, squares up to ~1024). k is cut into `slices` ranges of whole
 //           k-tiles; grid.z = slices, so slices × tiles blocks run instead of tiles. Each slice
 //           writes its raw sums to its own FP32 plane of the workspace (never to C, never with
-//           atomics); a second kernel adds the planes in a fixed order and applies alpha and beta
+//           atomics); a second kernel adds the planes in slice order and applies alpha and beta
 //           (beta = 0 never reads C). The result is the same bits on every run.
 //           slices = min(resident blocks / tiles, k / kMinSliceK), 1 when the tiles already fill
 //           one wave; with one slice it is step 09 exactly (no workspace, no second kernel).
@@ -87,36 +87,17 @@ using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
 
 }  // namespace
 
-// C = alpha·Σ planes + beta·C in a fixed order: the same bits every run. A block takes 32
-// consecutive elements (a warp reads 128 contiguous bytes of a plane) and 8 groups of planes:
-// group g adds planes g, g + 8, g + 16, … in order, then group 0 adds the 8 group sums in order.
-// Eight loads in flight per element instead of one chain of `slices` loads: step 11 sums 128
-// planes of a single row.
-constexpr int kSumColumns = 32, kSumGroups = 8;
-
+// C = alpha·(plane 0 + plane 1 + …) + beta·C, the planes added in order: the same bits every run.
 namespace {
-__global__ void __launch_bounds__(kSumColumns* kSumGroups)
-    sum_slices_kernel(const float* __restrict__ partials, int slices, int m, int n, float* c,
-                      int ldc, float alpha, float beta) {
-  __shared__ float group_sum[kSumGroups][kSumColumns];
+__global__ void sum_slices_kernel(const float* __restrict__ partials, int slices, int m, int n,
+                                  float* c, int ldc, float alpha, float beta) {
   const size_t plane = static_cast<size_t>(m) * n;
-  const int lane = threadIdx.x % kSumColumns, group = threadIdx.x / kSumColumns;
-  for (size_t base = static_cast<size_t>(blockIdx.x) * kSumColumns; base < plane;
-       base += static_cast<size_t>(gridDim.x) * kSumColumns) {
-    const size_t idx = base + lane;
-    float sum = 0.0f;
-    if (idx < plane)
-      for (int z = group; z < slices; z += kSumGroups) sum += partials[z * plane + idx];
-    group_sum[group][lane] = sum;
-    __syncthreads();
-    if (group == 0 && idx < plane) {
-      float total = group_sum[0][lane];
-#pragma unroll
-      for (int gi = 1; gi < kSumGroups; ++gi) total += group_sum[gi][lane];
-      float* out = c + (idx / n) * ldc + idx % n;
-      *out = beta == 0.0f ? alpha * total : alpha * total + beta * *out;
-    }
-    __syncthreads();  // group_sum is reused by the next 32 elements
+  for (size_t idx = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; idx < plane;
+       idx += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    float sum = partials[idx];
+    for (int z = 1; z < slices; ++z) sum += partials[z * plane + idx];
+    float* out = c + (idx / n) * ldc + idx % n;
+    *out = beta == 0.0f ? alpha * sum : alpha * sum + beta * *out;
   }
 }
 
@@ -124,10 +105,9 @@ __global__ void __launch_bounds__(kSumColumns* kSumGroups)
 
 Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, cudaStream_t stream) {
   const size_t plane = static_cast<size_t>(g.m) * g.n;
-  const unsigned blocks =
-      static_cast<unsigned>(std::min<size_t>((plane + kSumColumns - 1) / kSumColumns, 65535));
-  sum_slices_kernel<<<blocks, kSumColumns * kSumGroups, 0, stream>>>(
-      partials, slices, g.m, g.n, g.c, g.ldc, g.alpha, g.beta);
+  const unsigned blocks = static_cast<unsigned>(std::min<size_t>((plane + 255) / 256, 8192));
+  sum_slices_kernel<<<blocks, 256, 0, stream>>>(partials, slices, g.m, g.n, g.c, g.ldc, g.alpha,
+                                                g.beta);
   TILEKIT_CUDA_CHECK_LAUNCH("sum_slices_kernel");
   return Status::ok();
 }

@@ -32,8 +32,7 @@ Status dispatch_ops(bool trans_a, bool trans_b, F&& f) {
 }
 
 // Step 10's deterministic reduction: C = alpha·(plane 0 + … + plane slices−1) + beta·C over
-// `slices` planes of m·n raw sums (row-major, ld n), added in a fixed order (the same bits every
-// run); beta = 0 never reads C.
+// `slices` planes of m·n raw sums (row-major, ld n), added in plane order; beta = 0 never reads C.
 Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, cudaStream_t stream);
 
 inline unsigned ceil_div(int a, int b) { return static_cast<unsigned>((a + b - 1) / b); }
