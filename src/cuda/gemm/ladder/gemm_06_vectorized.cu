@@ -116,20 +116,9 @@ Status launch_vectorized(const GemmProblem& p, const Context& ctx, Workspace) {
 template <typename P>
 GemmKernel make_vectorized_entry(int auto_rank) {
   EntrySpec s = cuda_spec("ladder", "06_vectorized", 6);
-  s.suffix = P::suffix();
-  s.tiling = P::tiling();
-  s.requirements = "any shape, layout, op and ld; m < 65536·" + std::to_string(P::kBm);
   s.auto_rank = auto_rank;
-  GemmKernel k = make_entry<GemmProblem>(s);
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
-    return check_ladder_problem(p, P::kBm);
-  };
-  k.launch = launch_vectorized<P>;
-  k.resources = [](KernelResources* out) {
-    return kernel_resources(reinterpret_cast<const void*>(&vectorized_gemm_kernel<P, false, false>),
-                            P::kThreads, 0, out);
-  };
-  return k;
+  return make_grid_tiled_entry<P>(s, launch_vectorized<P>,
+                                  reinterpret_cast<const void*>(&vectorized_gemm_kernel<P, false, false>));
 }
 
 }  // namespace

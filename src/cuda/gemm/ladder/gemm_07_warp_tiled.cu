@@ -58,20 +58,9 @@ Status launch_warp_tiled(const GemmProblem& p, const Context& ctx, Workspace) {
 template <typename P>
 GemmKernel make_warp_tiled_entry(int auto_rank) {
   EntrySpec s = cuda_spec("ladder", "07_warp_tiled", 7);
-  s.suffix = P::suffix();
-  s.tiling = P::tiling();
-  s.requirements = "any shape, layout, op and ld; m < 65536·" + std::to_string(P::kBm);
   s.auto_rank = auto_rank;
-  GemmKernel k = make_entry<GemmProblem>(s);
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
-    return check_ladder_problem(p, P::kBm);
-  };
-  k.launch = launch_warp_tiled<P>;
-  k.resources = [](KernelResources* out) {
-    return kernel_resources(reinterpret_cast<const void*>(&warp_tiled_gemm_kernel<P, false, false>),
-                            P::kThreads, 0, out);
-  };
-  return k;
+  return make_grid_tiled_entry<P>(s, launch_warp_tiled<P>,
+                                  reinterpret_cast<const void*>(&warp_tiled_gemm_kernel<P, false, false>));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include <string>
 
+#include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder/ladder_common.cuh"
 
 namespace tilekit::cuda {
@@ -242,6 +243,26 @@ struct OperandFlags {
 inline OperandFlags operand_flags(const RowMajorGemm& g) {
   auto vec = [](const void* p, int ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0; };
   return {vec(g.a, g.lda), vec(g.b, g.ldb), vec(g.c, g.ldc)};
+}
+
+// A registry entry for a step 06/07 policy P on a 2-D grid of tiles: its id segment and tiling
+// from P; 32-bit indexing and P::kBm-row blocks in grid.y as its limits; the resources of its
+// NN instantiation `nn_kernel`. The caller names the step in `s` and gives the launch.
+template <typename P>
+GemmKernel make_grid_tiled_entry(EntrySpec s, decltype(GemmKernel::launch) launch,
+                                 const void* nn_kernel) {
+  s.suffix = P::suffix();
+  s.tiling = P::tiling();
+  s.requirements = "any shape, layout, op and ld; m < 65536·" + std::to_string(P::kBm);
+  GemmKernel k = make_entry<GemmProblem>(s);
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
+    return check_ladder_problem(p, P::kBm);
+  };
+  k.launch = std::move(launch);
+  k.resources = [nn_kernel](KernelResources* out) {
+    return kernel_resources(nn_kernel, P::kThreads, 0, out);
+  };
+  return k;
 }
 
 }  // namespace tilekit::cuda
