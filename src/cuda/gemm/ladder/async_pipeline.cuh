@@ -1,7 +1,7 @@
 // async_pipeline.cuh — step 08's technique, which steps 09 and 10 build on: a multi-stage ring
-// of shared-memory tiles filled by cp.async (global → shared without passing through registers)
-// while the warps multiply the tile loaded kStages − 1 iterations earlier; one barrier per
-// k-tile. The kernel template takes the two things later steps change as types:
+// of shared-memory tiles, filled by cp.async (global → shared without registers) for operands
+// whose memory rows run along k and through registers for the others (OperandPipe), while the
+// warps multiply the tile loaded kStages − 1 iterations earlier; one barrier per k-tile. The kernel template takes the two things later steps change as types:
 //   Layout  how (k, m|n) maps into a shared tile (PaddedLayout; SwizzledLayout in step 09),
 //   Raster  which C tile a block computes (RowRaster here; GroupedRaster in step 09),
 // and reads split-K slices from blockIdx.z (step 10: one slice of k per z, partial sums to a

@@ -12,6 +12,7 @@
 // Expect:   a few % over step 5 at the same tile (its loads were already coalesced; fewer
 //           instructions); 128×128 t8×8 suffers 2-way bank conflicts on the B fragments (16
 //           lanes read 32-byte-strided words) that step 07's warp tiling removes.
+//           Measured (H200, 4096): 64×64 t8×4 40.4 TFLOP/s (step 5: 36.4); 128×128 t8×8 35.2.
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder/simt_tiles.cuh"
 

@@ -9,7 +9,8 @@
 //           simt_tiles.cuh). Loads as step 6, one buffer, two barriers per k-tile.
 // Requires: float32; any m, n, k >= 0; any layout, op and ld (32-bit offsets).
 // Expect:   step 6's 128×128 tile without its bank conflicts; still no overlap of global loads
-//           with math (step 08's pipeline).
+//           with math (step 08's pipeline). Measured (H200, 4096): 128×128 38.9 TFLOP/s (step 6:
+//           35.2); 64×64 40.5.
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder/simt_tiles.cuh"
 

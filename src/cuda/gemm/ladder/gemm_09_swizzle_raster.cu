@@ -12,6 +12,8 @@
 // Expect:   small and shape-dependent: the swizzle saves 3% of shared memory and one integer op
 //           per fragment address is added back; the grouped order matters where a row of tiles'
 //           B panels no longer fits in L2 (n ≥ 8192: fewer DRAM bytes in ncu's lts counters).
+//           Measured (H200): the swizzle costs 10% (43.1 → 38.8 TFLOP/s at 4096; padding is free
+//           and as conflict-free); the grouped order changes nothing at 4096–16384.
 #include "cuda/gemm/ladder/swizzle_raster.cuh"
 
 namespace tilekit::cuda {

