@@ -129,6 +129,17 @@ Status select_kernel(const KernelList<Kernel<P>>& list, const P& p, const Contex
                        " can run " + p.describe() + (refusals.empty() ? "" : ":" + refusals));
 }
 
+// Kernel "auto": for GEMM the tuned winners come first (src/core/tune_select.cpp: the device's
+// tune cache, then the shipped table), then the ranking above; other ops have only the ranking.
+Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, const Context& ctx,
+                   const DeviceInfo* device, bool allow_vendor, const char* op,
+                   Selection<GemmProblem>* out);
+template <typename P>
+Status select_auto(const KernelList<Kernel<P>>& list, const P& p, const Context& ctx,
+                   const DeviceInfo* device, bool allow_vendor, const char* op, Selection<P>* out) {
+  return select_kernel(list, p, ctx, device, allow_vendor, op, out);
+}
+
 // The whole call: `kernel` null = select.
 template <typename P>
 Status dispatch(const KernelList<Kernel<P>>& list, const Kernel<P>* kernel, const Context& ctx,
@@ -149,7 +160,7 @@ Status dispatch(const KernelList<Kernel<P>>& list, const Kernel<P>* kernel, cons
     TILEKIT_RETURN_IF_ERROR(check_kernel(*kernel, p, ctx, device));
   } else {
     Selection<P> chosen;
-    TILEKIT_RETURN_IF_ERROR(select_kernel(list, p, ctx, device, allow_vendor, op, &chosen));
+    TILEKIT_RETURN_IF_ERROR(select_auto(list, p, ctx, device, allow_vendor, op, &chosen));
     kernel = chosen.kernel;
   }
   return execute_kernel(*kernel, p, ctx, device);
