@@ -7,6 +7,7 @@
 // exactly the requested types (so never a lower precision), and passes every check dispatch
 // applies (backend, SM range, can_implement).
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -83,33 +84,42 @@ std::string format_time(double s) {
 
 TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
                               const KernelList<GemmKernel>& list) {
-  TunedSource s{std::move(name), std::move(entries), {}};
-  for (const auto& e : s.entries) s.kernels.push_back(list.find(e.kernel));
+  TunedSource s{std::move(name), std::move(entries), {}, {}};
+  for (const auto& e : s.entries) {
+    s.kernels.push_back(list.find(e.kernel));
+    s.notes.push_back(
+        s.name + ", bucket " + e.bucket.describe() +
+        (e.time_s > 0 ? ": " + format_time(e.time_s) : std::string()) +
+        (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) + "x" +
+                   std::to_string(e.k)
+             : std::string()));
+  }
   return s;
 }
 
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out) {
   const TuneBucket want = bucket_of(p);
-  std::vector<std::pair<int, size_t>> order;  // (distance, index)
-  for (size_t i = 0; i < src.entries.size(); ++i)
-    if (src.kernels[i] && src.entries[i].bucket.same_class(want))
-      order.emplace_back(src.entries[i].bucket.distance(want), i);
-  std::sort(order.begin(), order.end());
-  for (const auto& [dist, i] : order) {
+  // Entries in (distance, index) order, found by repeated scans rather than a sorted copy: the
+  // first candidate is nearly always admissible, and a call then allocates nothing.
+  std::pair<int, size_t> after{-1, 0};
+  for (;;) {
+    std::pair<int, size_t> next{INT_MAX, 0};
+    for (size_t i = 0; i < src.entries.size(); ++i) {
+      if (!src.kernels[i] || !src.entries[i].bucket.same_class(want)) continue;
+      const std::pair<int, size_t> here{src.entries[i].bucket.distance(want), i};
+      if (here > after && here < next) next = here;
+    }
+    if (next.first == INT_MAX) return false;
+    after = next;
+    const auto [dist, i] = next;
     const GemmKernel* k = src.kernels[i];
     if (!admissible(*k, p, ctx, device, allow_vendor)) continue;
-    const TuneEntry& e = src.entries[i];
     out->kernel = k;
-    out->reason = src.name + ", bucket " + e.bucket.describe() +
-                  (dist == 0 ? " (exact)" : " (nearest, log2 distance " + std::to_string(dist) + ")") +
-                  (e.time_s > 0 ? ": " + format_time(e.time_s) : std::string()) +
-                  (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) + "x" +
-                             std::to_string(e.k)
-                       : std::string());
+    out->reason = src.notes[i];
+    out->reason += dist == 0 ? " (exact)" : " (nearest, log2 distance " + std::to_string(dist) + ")";
     return true;
   }
-  return false;
 }
 
 Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, const Context& ctx,

@@ -14,6 +14,8 @@ struct TunedSource {
   std::string name;  // "cache /path/file.json", "shipped table"
   std::vector<TuneEntry> entries;
   std::vector<const GemmKernel*> kernels;  // per entry; nullptr: the id is no longer registered
+  // Per entry, the explanation's text, made at load so that a selection only appends it.
+  std::vector<std::string> notes;
 };
 
 // Resolves the entries' ids in `list` (ids it lacks become nullptr and are never chosen).
