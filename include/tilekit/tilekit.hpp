@@ -17,6 +17,7 @@
 #include "tilekit/problems.hpp"
 #include "tilekit/registry.hpp"
 #include "tilekit/status.hpp"
+#include "tilekit/tune_cache.hpp"
 
 namespace tilekit {
 

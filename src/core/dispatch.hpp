@@ -27,6 +27,13 @@ template <typename P>
 Status check_types(const KernelInfo&, const P&) {
   return Status::ok();  // transpose, dot and copy are float32 only
 }
+// The same test without a message: the selector skips kernels of other types on every call,
+// and building check_types' message for each of them cost microseconds per call.
+inline bool same_types(const KernelInfo& k, const GemmProblem& p) { return k.types == p.types; }
+template <typename P>
+bool same_types(const KernelInfo&, const P&) {
+  return true;
+}
 inline std::string describe_types(const GemmProblem& p) { return describe(p.types); }
 template <typename P>
 std::string describe_types(const P&) {
@@ -96,7 +103,7 @@ Status select_kernel(const KernelList<Kernel<P>>& list, const P& p, const Contex
     if (k.info.backend != ctx.backend) continue;
     const int role = static_cast<int>(k.info.role);
     if (k.info.role == KernelRole::kVendor && !allow_vendor) continue;
-    if (!check_types(k.info, p)) continue;  // other types: never a candidate, not a refusal
+    if (!same_types(k.info, p)) continue;  // other types: never a candidate, not a refusal
     ++of_these_types;
     Status s = check_kernel(k, p, ctx, device);
     if (!s) {
@@ -129,6 +136,17 @@ Status select_kernel(const KernelList<Kernel<P>>& list, const P& p, const Contex
                        " can run " + p.describe() + (refusals.empty() ? "" : ":" + refusals));
 }
 
+// Kernel "auto": for GEMM the tuned winners come first (src/core/tune_select.cpp: the device's
+// tune cache, then the shipped table), then the ranking above; other ops have only the ranking.
+Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, const Context& ctx,
+                   const DeviceInfo* device, bool allow_vendor, const char* op,
+                   Selection<GemmProblem>* out);
+template <typename P>
+Status select_auto(const KernelList<Kernel<P>>& list, const P& p, const Context& ctx,
+                   const DeviceInfo* device, bool allow_vendor, const char* op, Selection<P>* out) {
+  return select_kernel(list, p, ctx, device, allow_vendor, op, out);
+}
+
 // The whole call: `kernel` null = select.
 template <typename P>
 Status dispatch(const KernelList<Kernel<P>>& list, const Kernel<P>* kernel, const Context& ctx,
@@ -149,7 +167,7 @@ Status dispatch(const KernelList<Kernel<P>>& list, const Kernel<P>* kernel, cons
     TILEKIT_RETURN_IF_ERROR(check_kernel(*kernel, p, ctx, device));
   } else {
     Selection<P> chosen;
-    TILEKIT_RETURN_IF_ERROR(select_kernel(list, p, ctx, device, allow_vendor, op, &chosen));
+    TILEKIT_RETURN_IF_ERROR(select_auto(list, p, ctx, device, allow_vendor, op, &chosen));
     kernel = chosen.kernel;
   }
   return execute_kernel(*kernel, p, ctx, device);

@@ -109,7 +109,7 @@ Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, bool allow_v
   TILEKIT_RETURN_IF_ERROR(validate(p));
   const DeviceInfo* device = nullptr;
   TILEKIT_RETURN_IF_ERROR(check_context(ctx, &device));
-  return select_kernel(Registry::instance().gemm, p, ctx, device, allow_vendor, "gemm", out);
+  return select_auto(Registry::instance().gemm, p, ctx, device, allow_vendor, "gemm", out);
 }
 
 Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out) {

@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import struct
+import json
 import subprocess
 import sys
 import tempfile
@@ -214,6 +215,80 @@ class Cli(unittest.TestCase):
                 "--no-baseline", "--min-samples", "2", "--max-time", "0.05")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertRegex(r.stdout, r"auto .* ran gemm\.cpu\.blocked\.f32")
+
+    # ---- tune: the autotuner's cache (docs/tuning.md) ----
+    def tune_env(self):
+        env = dict(os.environ, TILEKIT_CACHE_DIR=self.path("cache"))
+        return env
+
+    def cache_files(self):
+        d = self.path("cache")
+        return [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json")] if os.path.isdir(d) else []
+
+    def test_tune_writes_a_cache_that_auto_and_show_use(self):
+        env = self.tune_env()
+        r = run("tune", "--backend", "cpu", "--sizes", "32,48x40x24", "--ops", "NN,TT",
+                "--budget", "30", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stderr, r"\[4/4\] TT 48x40x24 f32: gemm\.cpu\.blocked\.f32\S* [0-9.e-]+ ms")
+        [path] = self.cache_files()
+        self.assertIn("wrote 4 entries to " + path, r.stdout)
+        with open(path) as f:
+            cache = json.load(f)
+        self.assertEqual(cache["schema"], "tilekit-tune-cache")
+        self.assertEqual(cache["device"]["backend"], "cpu")
+        self.assertEqual(len(cache["entries"]), 4)
+        self.assertEqual({(e["op_a"], e["op_b"]) for e in cache["entries"]}, {("N", "N"), ("T", "T")})
+        self.assertTrue(all(e["time_s"] > 0 for e in cache["entries"]))
+        self.assertEqual([f for f in os.listdir(self.path("cache")) if ".tmp" in f], [])
+        r = run("tune", "--backend", "cpu", "--show", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("entries: 4", r.stdout)
+        self.assertEqual(r.stdout.count("auto: gemm.cpu.blocked.f32"), 4, r.stdout)
+        self.assertIn("(exact)", r.stdout)
+        # 28 rounds to the 2^5 bucket of the 32 measured (ld 28 is a multiple of 4 like 32).
+        r = run("gemm", "--backend", "cpu", "--m", "28", "--n", "28", "--k", "28", "--explain",
+                "--check", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("cache " + path + ", bucket row NN 2^5x2^5x2^5", r.stdout)
+
+    def test_tune_ignores_a_corrupt_cache_with_one_warning_and_replaces_it(self):
+        env = self.tune_env()
+        r = run("tune", "--backend", "cpu", "--sizes", "16", "--budget", "30", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        [path] = self.cache_files()
+        with open(path, "w") as f:
+            f.write('{"schema": "tilekit-tune-cache", "version": 1, "entr')
+        r = run("gemm", "--backend", "cpu", "--m", "16", "--n", "16", "--k", "16", "--explain", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stderr.count("warning"), 1, r.stderr)
+        self.assertIn(path, r.stderr)
+        self.assertIn("ranking:", r.stdout)
+        r = run("tune", "--backend", "cpu", "--sizes", "16", "--budget", "30", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("it will be replaced", r.stderr)
+        with open(path) as f:
+            self.assertEqual(len(json.load(f)["entries"]), 1)
+
+    def test_tune_usage_errors(self):
+        env = self.tune_env()
+        self.assert_usage_error(run("tune", "--backend", "cpu", "--ops", "NX", env=env), "--ops")
+        self.assert_usage_error(run("tune", "--backend", "cpu", "--dtype", "fp8", env=env), "--dtype")
+        self.assert_usage_error(run("tune", "--backend", "cpu", "--budget", "0", env=env), "--budget")
+        self.assertEqual(self.cache_files(), [])
+
+    def test_tune_interrupted_keeps_what_finished(self):
+        env = self.tune_env()
+        p = subprocess.Popen([TILEKIT, "tune", "--backend", "cpu", "--sizes", "16,700,800,900,1000",
+                              "--ops", "NN,NT,TN,TT"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env)
+        seen = interrupt_after_first_row(p)
+        out, err = p.communicate(timeout=240)
+        self.assertEqual(p.returncode, 130, seen + err)
+        self.assertIn("interrupted; kept", err)
+        [path] = self.cache_files()
+        with open(path) as f:
+            self.assertGreaterEqual(len(json.load(f)["entries"]), 1)
 
     def test_three_dimensional_array(self):
         out = self.path("out.npy")

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "tilekit/tune_cache.hpp"
 #include "memory_plan.hpp"
 #include "tilekit/npy.hpp"
 #include "tilekit/sizes.hpp"
@@ -270,6 +271,12 @@ int run_gemm(const GemmCommandOptions& o) {
       return fail(invalid_argument("--kernel: unknown kernel '" + o.kernel +
                                    "' (`tilekit list` shows the registered ids)"));
     why = "named by --kernel";
+  }
+  if (o.explain && o.kernel == "auto") {
+    // A tune cache that was ignored (corrupt, another device or build) is said once, here.
+    TuneCacheInfo tuning;
+    if (tune_cache_info(ctx, &tuning) && !tuning.warning)
+      std::cerr << "tilekit: warning: " << tuning.warning.message() << "\n";
   }
   if (o.explain)
     std::cout << "explain: " << (kernel ? kernel->info.id : std::string("no kernel")) << " — "

@@ -1,0 +1,113 @@
+// tune_cache.hpp — the autotuner's per-device cache of GEMM winners (docs/tuning.md).
+//
+// `tilekit tune` measures every own kernel on a set of shapes and records the fastest per
+// bucket; kernel "auto" then looks a problem's bucket up here before it falls back to the
+// kernels' static ranking. One JSON file per device, keyed by the device (name, SM count,
+// compute capability, driver) and the tilekit build: a file made on another device or by
+// another build is never trusted, only reported (one warning) and ignored.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tilekit/device.hpp"
+#include "tilekit/problems.hpp"
+#include "tilekit/status.hpp"
+#include "tilekit/types.hpp"
+
+namespace tilekit {
+
+// Who measured: a cache applies only to the device and build it was made on.
+struct TuneDeviceKey {
+  std::string backend;       // "cpu", "cuda"
+  std::string name;          // GPU name, or the CPU model
+  int sm_count = 0;          // SMs, or logical CPU cores
+  int compute_capability = 0;  // major·10 + minor; 0 on the CPU
+  int driver_version = 0;    // CUDA driver (cudaDriverGetVersion); 0 on the CPU
+  std::string build;         // tilekit_build_id()
+  bool operator==(const TuneDeviceKey& o) const;
+  bool same_device(const TuneDeviceKey& o) const;  // everything but the build
+  std::string describe() const;  // "NVIDIA H200 (cc 9.0, 132 SMs, driver 12080)"
+};
+
+// "0.1.0+49e0921": the library version and the git commit it was built from.
+std::string tilekit_build_id();
+
+// The key of the device ctx runs on.
+Status tune_device_key(const Context& ctx, TuneDeviceKey* out);
+
+// What a winner applies to: m, n, k rounded to the nearest power of two (exponents), the ops,
+// layout, operand alignment and types. Problems in one bucket are assumed to share a winner.
+struct TuneBucket {
+  int log2_m = 0, log2_n = 0, log2_k = 0;
+  Op op_a = Op::kN, op_b = Op::kN;
+  Layout layout = Layout::kRowMajor;
+  bool aligned16 = true;  // A, B and C start on 16-byte boundaries
+  bool ld_mult4 = true;   // lda, ldb and ldc are multiples of 4 elements
+  GemmTypes types;
+  // Same everything except the sizes: only such buckets stand in for each other.
+  bool same_class(const TuneBucket& o) const;
+  // Sum of |Δ log2| over m, n, k: how far apart two buckets of one class are.
+  int distance(const TuneBucket& o) const;
+  bool operator==(const TuneBucket& o) const { return same_class(o) && distance(o) == 0; }
+  std::string describe() const;  // "row NT 2^10x2^10x2^12 f32, aligned"
+};
+TuneBucket bucket_of(const GemmProblem& p);
+int log2_bucket(int64_t x);  // round(log2(x)), 0 for x <= 1
+
+struct TuneEntry {
+  TuneBucket bucket;
+  std::string kernel;     // the winning kernel id
+  double time_s = 0;      // its measured median (0: not recorded)
+  int split_k = 0;        // a run-time parameter it was measured with (0: none)
+  int64_t m = 0, n = 0, k = 0;  // the shape measured
+};
+
+struct TuneCache {
+  TuneDeviceKey key;
+  std::vector<TuneEntry> entries;
+  // Adds or replaces the entry of e.bucket.
+  void put(const TuneEntry& e);
+  const TuneEntry* find(const TuneBucket& b) const;
+};
+
+// Where the caches live: $TILEKIT_CACHE_DIR, else $XDG_CACHE_HOME/tilekit, else
+// $HOME/.cache/tilekit. An error when none of these is set.
+Status tune_cache_dir(std::string* out);
+// The file for one device: <dir>/gemm-<device name>-<backend>-cc<N>-<M>sm.json (the build and
+// driver are checked inside, so a new build replaces the file rather than adding one).
+std::string tune_cache_file(const std::string& dir, const TuneDeviceKey& key);
+
+// Parses `path`. kNotFound-like cases: a missing file is ok with *found = false. A file that is
+// not a complete cache of the expected schema, or of another device or build than `expect`, is
+// an error whose message names the file and what is wrong; `out` is then left empty.
+Status load_tune_cache(const std::string& path, const TuneDeviceKey& expect, TuneCache* out,
+                       bool* found);
+// Writes `cache` to `path` atomically: a temporary file in the same directory, then rename, so
+// a reader sees the old file or the new one, never a part.
+Status write_tune_cache(const std::string& path, const TuneCache& cache);
+// Read-modify-write under an exclusive lock on `path`.lock: the current file's entries (when it
+// is valid for cache.key), then `add` on top. Concurrent writers lose nothing.
+Status merge_tune_cache(const std::string& path, const TuneCache& add);
+
+// ---- the selector's view ----
+
+// The process-wide tuning state of ctx's device, loaded on first use (thread-safe) and kept:
+// where the cache is, how many entries it has, and the warning (ok when none) if it was ignored.
+struct TuneCacheInfo {
+  std::string path;
+  size_t entries = 0;
+  Status warning;
+};
+Status tune_cache_info(const Context& ctx, TuneCacheInfo* out);
+// Forgets every loaded cache, so the next selection reads the files again (after `tilekit tune`
+// wrote one, and in tests).
+void reload_tune_caches();
+
+// The table shipped in the source for a device (made by `tilekit tune` on that GPU and committed
+// with its command). EMPTY FOR NOW: no tuning run on the H200 has been made yet; the selector
+// already consults it, between the cache and the static ranking.
+std::vector<TuneEntry> shipped_tune_table(const TuneDeviceKey& key);
+
+}  // namespace tilekit

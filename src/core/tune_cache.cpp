@@ -1,0 +1,367 @@
+// tune_cache.cpp — the autotuner's cache file: keys, buckets, JSON, atomic writes.
+#include "tilekit/tune_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+namespace tilekit {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSchema = "tilekit-tune-cache";
+constexpr int kSchemaVersion = 1;
+
+const char* op_letter(Op op) { return op == Op::kN ? "N" : "T"; }
+
+json types_json(const GemmTypes& t) {
+  return {{"a", dtype_name(t.a)}, {"b", dtype_name(t.b)}, {"c", dtype_name(t.c)},
+          {"compute", compute_name(t.compute)}};
+}
+
+json entry_json(const TuneEntry& e) {
+  const TuneBucket& b = e.bucket;
+  json j = {{"log2_m", b.log2_m},         {"log2_n", b.log2_n},
+            {"log2_k", b.log2_k},         {"op_a", op_letter(b.op_a)},
+            {"op_b", op_letter(b.op_b)},  {"layout", layout_name(b.layout)},
+            {"aligned16", b.aligned16},   {"ld_mult4", b.ld_mult4},
+            {"types", types_json(b.types)}, {"kernel", e.kernel},
+            {"m", e.m}, {"n", e.n}, {"k", e.k}};
+  if (e.time_s > 0) j["time_s"] = e.time_s;
+  if (e.split_k > 0) j["split_k"] = e.split_k;
+  return j;
+}
+
+json key_json(const TuneDeviceKey& k) {
+  return {{"backend", k.backend},       {"name", k.name},
+          {"sm_count", k.sm_count},     {"compute_capability", k.compute_capability},
+          {"driver_version", k.driver_version}};
+}
+
+// Reads j[field] as T; an error naming the field when it is missing or of another type.
+template <typename T>
+Status get(const json& j, const char* field, T* out) {
+  auto it = j.find(field);
+  if (it == j.end()) return invalid_argument(std::string("missing \"") + field + "\"");
+  try {
+    *out = it->get<T>();
+  } catch (const json::exception&) {
+    return invalid_argument(std::string("\"") + field + "\" has the wrong type");
+  }
+  return Status::ok();
+}
+
+Status parse_op(const std::string& s, Op* out) {
+  if (s != "N" && s != "T") return invalid_argument("op \"" + s + "\" is not N or T");
+  *out = s == "N" ? Op::kN : Op::kT;
+  return Status::ok();
+}
+
+Status parse_types(const json& j, GemmTypes* t) {
+  if (!j.is_object()) return invalid_argument("\"types\" is not an object");
+  std::string a, b, c, compute;
+  TILEKIT_RETURN_IF_ERROR(get(j, "a", &a));
+  TILEKIT_RETURN_IF_ERROR(get(j, "b", &b));
+  TILEKIT_RETURN_IF_ERROR(get(j, "c", &c));
+  TILEKIT_RETURN_IF_ERROR(get(j, "compute", &compute));
+  TILEKIT_RETURN_IF_ERROR(parse_dtype(a, "types.a", &t->a));
+  TILEKIT_RETURN_IF_ERROR(parse_dtype(b, "types.b", &t->b));
+  TILEKIT_RETURN_IF_ERROR(parse_dtype(c, "types.c", &t->c));
+  TILEKIT_RETURN_IF_ERROR(parse_compute(compute, "types.compute", &t->compute));
+  return validate(*t);
+}
+
+Status parse_entry(const json& j, TuneEntry* e) {
+  if (!j.is_object()) return invalid_argument("an entry is not an object");
+  TuneBucket& b = e->bucket;
+  std::string op_a, op_b, layout;
+  TILEKIT_RETURN_IF_ERROR(get(j, "log2_m", &b.log2_m));
+  TILEKIT_RETURN_IF_ERROR(get(j, "log2_n", &b.log2_n));
+  TILEKIT_RETURN_IF_ERROR(get(j, "log2_k", &b.log2_k));
+  TILEKIT_RETURN_IF_ERROR(get(j, "op_a", &op_a));
+  TILEKIT_RETURN_IF_ERROR(get(j, "op_b", &op_b));
+  TILEKIT_RETURN_IF_ERROR(get(j, "layout", &layout));
+  TILEKIT_RETURN_IF_ERROR(get(j, "aligned16", &b.aligned16));
+  TILEKIT_RETURN_IF_ERROR(get(j, "ld_mult4", &b.ld_mult4));
+  TILEKIT_RETURN_IF_ERROR(get(j, "kernel", &e->kernel));
+  TILEKIT_RETURN_IF_ERROR(parse_op(op_a, &b.op_a));
+  TILEKIT_RETURN_IF_ERROR(parse_op(op_b, &b.op_b));
+  if (layout != "row" && layout != "col")
+    return invalid_argument("layout \"" + layout + "\" is not row or col");
+  b.layout = layout == "row" ? Layout::kRowMajor : Layout::kColMajor;
+  auto types = j.find("types");
+  if (types == j.end()) return invalid_argument("missing \"types\"");
+  TILEKIT_RETURN_IF_ERROR(parse_types(*types, &b.types));
+  // Optional fields: absent is fine, present with the wrong type is not.
+  if (j.contains("time_s")) TILEKIT_RETURN_IF_ERROR(get(j, "time_s", &e->time_s));
+  if (j.contains("split_k")) TILEKIT_RETURN_IF_ERROR(get(j, "split_k", &e->split_k));
+  if (j.contains("m")) TILEKIT_RETURN_IF_ERROR(get(j, "m", &e->m));
+  if (j.contains("n")) TILEKIT_RETURN_IF_ERROR(get(j, "n", &e->n));
+  if (j.contains("k")) TILEKIT_RETURN_IF_ERROR(get(j, "k", &e->k));
+  if (std::abs(b.log2_m) > 62 || std::abs(b.log2_n) > 62 || std::abs(b.log2_k) > 62)
+    return invalid_argument("a log2 size is out of range");
+  return Status::ok();
+}
+
+Status parse_key(const json& j, TuneDeviceKey* k) {
+  if (!j.is_object()) return invalid_argument("\"device\" is not an object");
+  TILEKIT_RETURN_IF_ERROR(get(j, "backend", &k->backend));
+  TILEKIT_RETURN_IF_ERROR(get(j, "name", &k->name));
+  TILEKIT_RETURN_IF_ERROR(get(j, "sm_count", &k->sm_count));
+  TILEKIT_RETURN_IF_ERROR(get(j, "compute_capability", &k->compute_capability));
+  TILEKIT_RETURN_IF_ERROR(get(j, "driver_version", &k->driver_version));
+  return Status::ok();
+}
+
+Status parse_cache(const json& j, TuneCache* out) {
+  if (!j.is_object()) return invalid_argument("not a JSON object");
+  std::string schema;
+  int version = 0;
+  TILEKIT_RETURN_IF_ERROR(get(j, "schema", &schema));
+  if (schema != kSchema) return invalid_argument("schema is \"" + schema + "\", not " + kSchema);
+  TILEKIT_RETURN_IF_ERROR(get(j, "version", &version));
+  if (version != kSchemaVersion)
+    return invalid_argument("schema version " + std::to_string(version) + ", this build reads " +
+                            std::to_string(kSchemaVersion));
+  auto device = j.find("device");
+  if (device == j.end()) return invalid_argument("missing \"device\"");
+  TILEKIT_RETURN_IF_ERROR(parse_key(*device, &out->key));
+  TILEKIT_RETURN_IF_ERROR(get(j, "build", &out->key.build));
+  auto entries = j.find("entries");
+  if (entries == j.end() || !entries->is_array())
+    return invalid_argument("\"entries\" is missing or not an array");
+  for (const json& e : *entries) {
+    TuneEntry entry;
+    TILEKIT_RETURN_IF_ERROR(parse_entry(e, &entry));
+    out->put(entry);
+  }
+  return Status::ok();
+}
+
+// Device names hold spaces and slashes; a file name keeps letters, digits, '-', '_' and '.'.
+std::string file_safe(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || c == '.';
+    out += keep ? c : '_';
+  }
+  return out.empty() ? "unnamed" : out;
+}
+
+// A name no other writer (thread or process) uses at the same time.
+std::string temp_name(const std::string& path) {
+  static std::atomic<unsigned> counter{0};
+  std::ostringstream s;
+  s << path << ".tmp." << ::getpid() << "." << std::hash<std::thread::id>{}(std::this_thread::get_id())
+    << "." << counter.fetch_add(1);
+  return s.str();
+}
+
+// An exclusive flock on `path`.lock for the scope; released (and the fd closed) on destruction.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool locked() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+bool TuneDeviceKey::same_device(const TuneDeviceKey& o) const {
+  return backend == o.backend && name == o.name && sm_count == o.sm_count &&
+         compute_capability == o.compute_capability && driver_version == o.driver_version;
+}
+bool TuneDeviceKey::operator==(const TuneDeviceKey& o) const {
+  return same_device(o) && build == o.build;
+}
+std::string TuneDeviceKey::describe() const {
+  std::string s = name + " (" + backend;
+  if (backend == "cuda")
+    s += ", cc " + std::to_string(compute_capability / 10) + "." +
+         std::to_string(compute_capability % 10) + ", " + std::to_string(sm_count) +
+         " SMs, driver " + std::to_string(driver_version);
+  else
+    s += ", " + std::to_string(sm_count) + " logical cores";
+  return s + ")";
+}
+
+Status tune_device_key(const Context& ctx, TuneDeviceKey* out) {
+  *out = TuneDeviceKey{};
+  out->backend = backend_name(ctx.backend);
+  out->build = tilekit_build_id();
+  if (ctx.backend == Backend::kCpu) {
+    const CpuInfo cpu = query_cpu();
+    out->name = cpu.model.empty() ? "cpu" : cpu.model;
+    out->sm_count = cpu.logical_cores;
+    return Status::ok();
+  }
+  DeviceInfo d;
+  TILEKIT_RETURN_IF_ERROR(query_device(ctx.device, &d));
+  out->name = d.name;
+  out->sm_count = d.sm_count;
+  out->compute_capability = d.sm_version();
+  out->driver_version = d.driver_version;
+  return Status::ok();
+}
+
+int log2_bucket(int64_t x) {
+  if (x <= 1) return 0;
+  return static_cast<int>(std::lround(std::log2(static_cast<double>(x))));
+}
+
+TuneBucket bucket_of(const GemmProblem& p) {
+  TuneBucket b;
+  b.log2_m = log2_bucket(p.m);
+  b.log2_n = log2_bucket(p.n);
+  b.log2_k = log2_bucket(p.k);
+  b.op_a = p.op_a;
+  b.op_b = p.op_b;
+  b.layout = p.layout;
+  auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
+  b.aligned16 = aligned(p.a) && aligned(p.b) && aligned(p.c);
+  b.ld_mult4 = p.lda % 4 == 0 && p.ldb % 4 == 0 && p.ldc % 4 == 0;
+  b.types = p.types;
+  return b;
+}
+
+bool TuneBucket::same_class(const TuneBucket& o) const {
+  return op_a == o.op_a && op_b == o.op_b && layout == o.layout && aligned16 == o.aligned16 &&
+         ld_mult4 == o.ld_mult4 && types == o.types;
+}
+
+int TuneBucket::distance(const TuneBucket& o) const {
+  return std::abs(log2_m - o.log2_m) + std::abs(log2_n - o.log2_n) + std::abs(log2_k - o.log2_k);
+}
+
+std::string TuneBucket::describe() const {
+  auto p2 = [](int e) { return "2^" + std::to_string(e); };
+  return std::string(layout_name(layout)) + " " + op_letter(op_a) + op_letter(op_b) + " " +
+         p2(log2_m) + "x" + p2(log2_n) + "x" + p2(log2_k) + " " + types_tag(types) +
+         (aligned16 ? ", 16-byte aligned" : ", unaligned") + (ld_mult4 ? ", ld%4=0" : ", ld%4!=0");
+}
+
+void TuneCache::put(const TuneEntry& e) {
+  for (auto& old : entries)
+    if (old.bucket == e.bucket) {
+      old = e;
+      return;
+    }
+  entries.push_back(e);
+}
+
+const TuneEntry* TuneCache::find(const TuneBucket& b) const {
+  for (const auto& e : entries)
+    if (e.bucket == b) return &e;
+  return nullptr;
+}
+
+Status tune_cache_dir(std::string* out) {
+  auto env = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::string(v) : std::string();
+  };
+  if (std::string d = env("TILEKIT_CACHE_DIR"); !d.empty()) *out = d;
+  else if (std::string x = env("XDG_CACHE_HOME"); !x.empty()) *out = x + "/tilekit";
+  else if (std::string h = env("HOME"); !h.empty()) *out = h + "/.cache/tilekit";
+  else
+    return not_supported("tune cache: none of TILEKIT_CACHE_DIR, XDG_CACHE_HOME, HOME is set");
+  return Status::ok();
+}
+
+std::string tune_cache_file(const std::string& dir, const TuneDeviceKey& key) {
+  return dir + "/gemm-" + file_safe(key.name) + "-" + key.backend + "-cc" +
+         std::to_string(key.compute_capability) + "-" + std::to_string(key.sm_count) + "sm.json";
+}
+
+Status load_tune_cache(const std::string& path, const TuneDeviceKey& expect, TuneCache* out,
+                       bool* found) {
+  *out = TuneCache{};
+  std::ifstream in(path, std::ios::binary);
+  *found = static_cast<bool>(in);
+  if (!in) return Status::ok();
+  std::stringstream text;
+  text << in.rdbuf();
+  const json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](const std::string& why) {
+    *out = TuneCache{};
+    return invalid_argument("tune cache " + path + " ignored: " + why);
+  };
+  if (j.is_discarded()) return bad("not valid JSON (corrupt or truncated)");
+  TuneCache parsed;
+  if (Status s = parse_cache(j, &parsed); !s) return bad(s.message());
+  if (!parsed.key.same_device(expect))
+    return bad("made on " + parsed.key.describe() + ", this is " + expect.describe());
+  if (parsed.key.build != expect.build)
+    return bad("made by tilekit build " + parsed.key.build + ", this is " + expect.build +
+               " (run `tilekit tune` again)");
+  *out = std::move(parsed);
+  return Status::ok();
+}
+
+Status write_tune_cache(const std::string& path, const TuneCache& cache) {
+  json j = {{"schema", kSchema}, {"version", kSchemaVersion}, {"device", key_json(cache.key)},
+            {"build", cache.key.build}, {"entries", json::array()}};
+  for (const auto& e : cache.entries) j["entries"].push_back(entry_json(e));
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) return io_error("tune cache: cannot create " + dir.string() + ": " + ec.message());
+  const std::string tmp = temp_name(path);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return io_error("tune cache: cannot write " + tmp);
+    out << j.dump(1) << "\n";
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return io_error("tune cache: writing " + tmp + " failed (disk full?)");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return io_error("tune cache: cannot rename " + tmp + " to " + path);
+  }
+  return Status::ok();
+}
+
+Status merge_tune_cache(const std::string& path, const TuneCache& add) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) return io_error("tune cache: cannot create " + dir.string() + ": " + ec.message());
+  FileLock lock(path);
+  if (!lock.locked()) return io_error("tune cache: cannot lock " + path + ".lock");
+  TuneCache merged;
+  bool found = false;
+  // A corrupt, foreign or stale file is replaced: its entries are not ours to keep.
+  if (!load_tune_cache(path, add.key, &merged, &found)) merged = TuneCache{};
+  merged.key = add.key;
+  for (const auto& e : add.entries) merged.put(e);
+  return write_tune_cache(path, merged);
+}
+
+}  // namespace tilekit
