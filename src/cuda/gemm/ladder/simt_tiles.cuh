@@ -241,7 +241,7 @@ struct OperandFlags {
 
 // float4 is allowed for an operand whose memory rows are read as chunks of 4 along its ld.
 inline OperandFlags operand_flags(const RowMajorGemm& g) {
-  auto vec = [](const void* p, int ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0; };
+  auto vec = [](const void* p, int ld) { return aligned16(p) && ld % 4 == 0; };
   return {vec(g.a, g.lda), vec(g.b, g.ldb), vec(g.c, g.ldc)};
 }
 
