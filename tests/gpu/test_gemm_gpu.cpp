@@ -91,6 +91,18 @@ std::vector<GemmCase> cases() {
     c->ld_pad = 3;
     c->layout = op == Op::kT ? Layout::kColMajor : Layout::kRowMajor;
   }
+  // Around the Hopper family's tiles (128 × 128 or 256, k-tiles of 64) and more C tiles than
+  // SMs (a persistent block walks several), every op and both layouts.
+  add(255, 257, 191);
+  for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
+    for (Op op_a : {Op::kN, Op::kT})
+      for (Op op_b : {Op::kN, Op::kT}) {
+        GemmCase* c = add(2000, 2100, 136);
+        c->layout = layout;
+        c->op_a = op_a;
+        c->op_b = op_b;
+        c->beta = 0.5f;
+      }
   // Exact small-integer mode: bit-for-bit equality with the reference.
   for (int64_t s : {16, 33, 64, 127, 256}) {
     GemmCase* c = add(s, s, s);

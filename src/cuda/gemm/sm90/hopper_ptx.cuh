@@ -1,0 +1,102 @@
+// hopper_ptx.cuh — the sm_90a instructions the Hopper GEMM family uses, each behind one small
+// function: mbarriers and TMA loads through CCCL's <cuda/ptx>, and what CCCL does not wrap
+// (wgmma's fences and groups, shared-memory matrix descriptors, setmaxnreg) as inline PTX.
+// Device-only; compiled for sm_90a (CMakeLists.txt's TILEKIT_CUDA_SM90A_SOURCES).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap (a type only: nothing here calls the driver)
+#include <cuda/ptx>
+
+#include <cstdint>
+
+namespace tilekit::cuda::sm90 {
+
+// ---- mbarriers: the producer/consumer handshake of the shared-memory ring ------------------
+
+__device__ __forceinline__ void barrier_init(uint64_t* bar, uint32_t arrivals) {
+  ::cuda::ptx::mbarrier_init(bar, arrivals);
+}
+
+// Blocks until the phase of parity `parity` has completed (a fresh barrier counts its phase
+// "before 0", parity 1, as completed: that is how the producer's first pass over empty
+// stages goes through).
+__device__ __forceinline__ void barrier_wait(uint64_t* bar, uint32_t parity) {
+  while (!::cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+__device__ __forceinline__ void barrier_arrive(uint64_t* bar) {
+  (void)::cuda::ptx::mbarrier_arrive(bar);
+}
+
+// The producer's arrival: it also tells the barrier how many bytes the TMA loads will deliver,
+// so the phase completes only when every byte has landed.
+__device__ __forceinline__ void barrier_arrive_expect_bytes(uint64_t* bar, uint32_t bytes) {
+  (void)::cuda::ptx::mbarrier_arrive_expect_tx(::cuda::ptx::sem_release, ::cuda::ptx::scope_cta,
+                                               ::cuda::ptx::space_shared, bar, bytes);
+}
+
+// ---- TMA ------------------------------------------------------------------------------------
+
+// One box of a 2-D tensor map into shared memory at `dst`, completing on `bar`. `inner` is the
+// coordinate along the contiguous dimension. Out-of-bounds elements arrive as zeros.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int inner, int outer,
+                                            uint64_t* bar) {
+  const int32_t coords[2] = {inner, outer};
+  ::cuda::ptx::cp_async_bulk_tensor(::cuda::ptx::space_cluster, ::cuda::ptx::space_global, dst, map,
+                                    coords, bar);
+}
+
+// ---- wgmma ----------------------------------------------------------------------------------
+
+// A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") for a tile laid out
+// in 128-byte-swizzled rows, the layout TMA writes with CU_TENSOR_MAP_SWIZZLE_128B. The tile
+// base must be 1024-byte aligned (the swizzle pattern repeats every 8 rows of 128 bytes); an
+// offset inside a row (the next k16 step of a K-major tile) is added to `tile` directly.
+//   K-major:  rows of the M (or N) dimension, 8-row groups `stride_bytes` (1024) apart.
+//   MN-major: rows of the K dimension, 8-k groups `stride_bytes` (1024) apart, 64-element
+//             chunks of M (or N) `leading_bytes` apart.
+__device__ __forceinline__ uint64_t smem_descriptor(const void* tile, uint32_t leading_bytes,
+                                                    uint32_t stride_bytes) {
+  const auto addr = static_cast<uint32_t>(__cvta_generic_to_shared(tile));
+  uint64_t desc = 0;
+  desc |= static_cast<uint64_t>((addr & 0x3FFFF) >> 4);
+  desc |= static_cast<uint64_t>((leading_bytes & 0x3FFFF) >> 4) << 16;
+  desc |= static_cast<uint64_t>((stride_bytes & 0x3FFFF) >> 4) << 32;
+  desc |= 1ull << 62;  // layout type 1: 128-byte swizzle
+  return desc;
+}
+
+// Orders this warpgroup's register and shared-memory accesses before the wgmma that follow.
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+// Closes the group of wgmma issued since the last commit.
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+// Waits until at most `kPending` committed groups are still running.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+// Keeps the compiler from moving accesses to accumulator registers across an asynchronous wgmma
+// (the asm claims to read and write each of them).
+template <int kCount>
+__device__ __forceinline__ void fence_accumulators(float (&acc)[kCount]) {
+#pragma unroll
+  for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(acc[i])::"memory");
+}
+
+// ---- register reallocation between warpgroups -------------------------------------------------
+
+template <int kRegisters>
+__device__ __forceinline__ void registers_grow() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+template <int kRegisters>
+__device__ __forceinline__ void registers_shrink() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+
+}  // namespace tilekit::cuda::sm90
