@@ -192,45 +192,68 @@ TEST(CudaGemm, AlphaZeroOnlyScalesCOnTheDevice) {
 }
 
 // Split-K adds its k slices in a fixed order: every run gives the same bits (no atomics).
-TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
-  TILEKIT_REQUIRE_GPU_OR_SKIP();
+// Runs every kernel whose id contains `id_part` 10 times on one problem of `m`×`n`×`k`
+// (random inputs stored as `type`) and expects the same bits each time; returns how many ran.
+int expect_bit_identical_runs(const std::string& id_part, DType type, int64_t m, int64_t n, int64_t k) {
   GemmProblem p;
-  p.m = 64;
-  p.n = 200;
-  p.k = 8191;
-  p.alpha = 1.0f;
-  p.beta = 0.0f;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.types.a = p.types.b = type;
+  p.types.compute = type == DType::kF32 ? Compute::kF32 : Compute::kBF16;
   p.lda = p.min_lda();
   p.ldb = p.min_ldb();
   p.ldc = p.min_ldc();
+  const size_t elem = dtype_size(type);
   std::vector<float> a(static_cast<size_t>(p.a_span())), b(static_cast<size_t>(p.b_span()));
   fill_uniform(a.data(), a.size(), 11);
   fill_uniform(b.data(), b.size(), 12);
-  DeviceBuffer<float> da, db, dc;
-  ASSERT_TRUE(da.allocate(a.size(), "A").is_ok());
-  ASSERT_TRUE(db.allocate(b.size(), "B").is_ok());
-  ASSERT_TRUE(dc.allocate(static_cast<size_t>(p.c_span()), "C").is_ok());
-  ASSERT_TRUE(da.upload(a.data(), a.size()).is_ok());
-  ASSERT_TRUE(db.upload(b.data(), b.size()).is_ok());
+  std::vector<unsigned char> a_stored(a.size() * elem), b_stored(b.size() * elem);
+  encode_from_f32(a.data(), a.size(), type, a_stored.data());
+  encode_from_f32(b.data(), b.size(), type, b_stored.data());
+  DeviceBuffer<unsigned char> da, db;
+  DeviceBuffer<float> dc;
+  EXPECT_TRUE(da.allocate(a_stored.size(), "A").is_ok());
+  EXPECT_TRUE(db.allocate(b_stored.size(), "B").is_ok());
+  EXPECT_TRUE(dc.allocate(static_cast<size_t>(p.c_span()), "C").is_ok());
+  EXPECT_TRUE(da.upload(a_stored.data(), a_stored.size()).is_ok());
+  EXPECT_TRUE(db.upload(b_stored.data(), b_stored.size()).is_ok());
   p.a = da.get();
   p.b = db.get();
   p.c = dc.get();
   int tested = 0;
-  for (const GemmKernel& k : Registry::instance().gemm_kernels()) {
-    if (k.info.id.find("10_split_k") == std::string::npos) continue;
+  for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
+    if (kernel.info.id.find(id_part) == std::string::npos || kernel.info.types.a != type) continue;
     ++tested;
     std::vector<float> first, again(static_cast<size_t>(p.c_span()));
     for (int run = 0; run < 10; ++run) {
       GemmOptions options;
-      options.kernel = k.info.id;
-      ASSERT_TRUE(gemm(Context::cuda(0), p, options).is_ok()) << k.info.id;
-      ASSERT_TRUE(dc.download(again.data(), again.size()).is_ok());
+      options.kernel = kernel.info.id;
+      const Status st = gemm(Context::cuda(0), p, options);
+      EXPECT_TRUE(st.is_ok()) << kernel.info.id << ": " << st.message();
+      if (!st.is_ok()) break;
+      EXPECT_TRUE(dc.download(again.data(), again.size()).is_ok());
       if (run == 0) first = again;
-      ASSERT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(float)))
-          << k.info.id << ": run " << run << " differs from run 0";
+      EXPECT_EQ(0, std::memcmp(first.data(), again.data(), first.size() * sizeof(float)))
+          << kernel.info.id << ": run " << run << " differs from run 0";
     }
   }
-  EXPECT_GT(tested, 0) << "no split-K kernel registered";
+  return tested;
+}
+
+TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  EXPECT_GT(expect_bit_identical_runs("10_split_k", DType::kF32, 64, 200, 8191), 0)
+      << "no split-K kernel registered";
+}
+
+// Few tiles (every tile cut between several blocks) and a tail round after whole tiles.
+TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  DeviceInfo d;
+  if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
+  EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kBF16, 1000, 1000, 4096), 0);
+  EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF16, 4097, 4097, 1000), 0);
 }
 
 TEST(CudaReference, MatchesTheCpuReference) {

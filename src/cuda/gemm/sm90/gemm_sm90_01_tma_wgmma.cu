@@ -24,9 +24,8 @@ struct TilePerBlock {
   static constexpr const char* kName = "sm90_01_tma_wgmma";
   static constexpr int kStep = 1;
   static constexpr int kGroupRows = 1;
-  static Status blocks(int /*device*/, int tiles, int* out) {
-    *out = tiles;
-    return Status::ok();
+  static sm90::WgmmaPlan plan(int /*sms*/, int tiles, int /*k_tiles*/) {
+    return sm90::WgmmaPlan{tiles, tiles, 0};
   }
 };
 
@@ -38,10 +37,10 @@ GemmKernel make_tile_per_block_entry(int auto_rank) {
 }  // namespace
 
 void register_gemm_sm90_01_tma_wgmma(Registry& r) {
-  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__nv_bfloat16, 128, 6>>(20));
-  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__nv_bfloat16, 256, 4>>(21));
-  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__half, 128, 6>>(20));
-  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__half, 256, 4>>(21));
+  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__nv_bfloat16, 128, 6>>(18));
+  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__nv_bfloat16, 256, 4>>(19));
+  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__half, 128, 6>>(18));
+  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__half, 256, 4>>(19));
 }
 
 }  // namespace tilekit::cuda

@@ -19,11 +19,8 @@ struct Persistent {
   static constexpr const char* kName = "sm90_02_persistent";
   static constexpr int kStep = 2;
   static constexpr int kGroupRows = 8;
-  static Status blocks(int device, int tiles, int* out) {
-    int sms = 0;
-    TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    *out = std::min(sms, tiles);
-    return Status::ok();
+  static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
+    return sm90::WgmmaPlan{std::min(sms, tiles), tiles, 0};
   }
 };
 

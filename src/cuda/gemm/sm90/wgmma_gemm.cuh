@@ -75,6 +75,14 @@ struct WgmmaArgs {
   float* c = nullptr;
   int64_t ldc = 0;
   bool c_pairs = false;     // ldc even and C 8-byte aligned: stores of 2 floats
+  // Stream-K tail (step 03; zero elsewhere): the walk's first `whole_tiles` tiles go to blocks
+  // whole, round robin; the k-tiles of the rest are cut into gridDim.x contiguous ranges
+  // (stream_k_begin). A tile cut between blocks is summed by the block holding its last k-tile
+  // from the others' partial tiles (`partials`, one slot per block, published on `flags`).
+  int whole_tiles = 0;
+  int64_t stream_k_iters = 0;  // k-tiles of the stream-K tiles, all together
+  float* partials = nullptr;
+  int* flags = nullptr;
 };
 
 // Tile `t` of the walk → its tile row and column: groups of `group_rows` tile rows, each group
@@ -86,6 +94,41 @@ __device__ __forceinline__ void tile_coords(const WgmmaArgs& a, int t, int* tm, 
   const int in_group = t % per_group;
   *tm = first_row + in_group % rows;
   *tn = in_group / rows;
+}
+
+// A piece of work: k-tiles [k_begin, k_end) of tile `tile` (the walk's index).
+struct Segment {
+  int tile, k_begin, k_end;
+};
+
+__device__ __forceinline__ int k_tile_count(const WgmmaArgs& a) { return (a.k + 63) / 64; }
+
+// Where block b's stream-K range starts, in k-tiles of the stream-K tiles (b = gridDim.x: end).
+__device__ __forceinline__ int64_t stream_k_begin(const WgmmaArgs& a, int b) {
+  const int64_t per_block = a.stream_k_iters / gridDim.x, extra = a.stream_k_iters % gridDim.x;
+  return b * per_block + (b < extra ? b : extra);
+}
+
+// Calls f(segment) for this block's work, the producer and the consumers in the same order:
+// its whole tiles, then its stream-K range from the last segment back to the first, so that a
+// partial tile a block publishes at the end of its range is the first thing it computes, and a
+// tile it finishes (at the start of its range) is the last: by then the lower-numbered block
+// holding the rest of that tile has long published it. Blocks wait only for lower-numbered
+// blocks, which were scheduled first.
+template <typename F>
+__device__ __forceinline__ void for_each_segment(const WgmmaArgs& a, F&& f) {
+  const int k_tiles = k_tile_count(a);
+  for (int t = blockIdx.x; t < a.whole_tiles; t += gridDim.x) f(Segment{t, 0, k_tiles});
+  if (a.stream_k_iters == 0) return;
+  const int64_t begin = stream_k_begin(a, blockIdx.x);
+  for (int64_t end = stream_k_begin(a, blockIdx.x + 1); end > begin;) {
+    const int64_t last = end - 1;
+    const int tile = static_cast<int>(last / k_tiles);
+    const int64_t tile_start = static_cast<int64_t>(tile) * k_tiles;
+    const int64_t from = max(begin, tile_start);
+    f(Segment{a.whole_tiles + tile, static_cast<int>(from - tile_start), static_cast<int>(end - tile_start)});
+    end = from;
+  }
 }
 
 // ---- producer -----------------------------------------------------------------------------------
@@ -119,14 +162,12 @@ __device__ __forceinline__ void load_b(uint8_t* dst, const CUtensorMap* map, int
 template <typename P, bool kAMn, bool kBMn>
 __device__ void produce(const WgmmaArgs& args, const CUtensorMap* map_a, const CUtensorMap* map_b,
                         uint8_t* ring_a, uint8_t* ring_b, uint64_t* full, uint64_t* empty) {
-  const int k_tiles = (args.k + P::kBk - 1) / P::kBk;
-  const int tiles = args.tiles_m * args.tiles_n;
   int stage = 0;
   uint32_t phase = 0;
-  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+  for_each_segment(args, [&](const Segment& seg) {
     int tm, tn;
-    tile_coords(args, t, &tm, &tn);
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    tile_coords(args, seg.tile, &tm, &tn);
+    for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
       barrier_wait(&empty[stage], phase ^ 1);
       barrier_arrive_expect_bytes(&full[stage], P::kATileBytes + P::kBTileBytes);
       load_a<P, kAMn>(ring_a + stage * P::kATileBytes, map_a, tm, kt, &full[stage]);
@@ -136,7 +177,7 @@ __device__ void produce(const WgmmaArgs& args, const CUtensorMap* map_a, const C
         phase ^= 1;
       }
     }
-  }
+  });
 }
 
 // ---- consumers ----------------------------------------------------------------------------------
@@ -209,23 +250,68 @@ __device__ __forceinline__ void store_tile(const WgmmaArgs& a, const float (&acc
   }
 }
 
+// ---- stream-K partial tiles ---------------------------------------------------------------------
+
+// Synchronises the 128 threads of one consumer warpgroup (named barrier 1 + consumer; 0 is
+// __syncthreads).
+__device__ __forceinline__ void consumer_barrier(int consumer) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+}
+
+// Each thread's accumulators in its block's slot, laid out [consumer][register][thread] so that
+// a warp's stores and loads are contiguous. Through L2 (st.cg / ld.cg): another SM reads them.
+template <typename P>
+__device__ __forceinline__ float* partial_slot(const WgmmaArgs& a, int block, int consumer) {
+  return a.partials + (static_cast<int64_t>(block) * P::kConsumers + consumer) * P::kAccumulators * 128 +
+         threadIdx.x % 128;
+}
+
+template <typename P>
+__device__ void publish_partial(const WgmmaArgs& a, const float (&acc)[P::kAccumulators], int consumer) {
+  float* slot = partial_slot<P>(a, blockIdx.x, consumer);
+#pragma unroll
+  for (int i = 0; i < P::kAccumulators; ++i) __stcg(slot + i * 128, acc[i]);
+  __threadfence();
+  consumer_barrier(consumer);
+  if (threadIdx.x % 128 == 0) atomicAdd(&a.flags[blockIdx.x], 1);  // one per consumer warpgroup
+}
+
+// Adds the partial tiles of the blocks below this one that hold k-tiles [0, seg.k_begin) of
+// the segment's tile, nearest block first: a fixed order, so the sum is the same every run.
+template <typename P>
+__device__ void add_partials(const WgmmaArgs& a, float (&acc)[P::kAccumulators], const Segment& seg,
+                             int consumer) {
+  const int64_t tile_start = static_cast<int64_t>(seg.tile - a.whole_tiles) * k_tile_count(a);
+  for (int b = blockIdx.x - 1, covered = seg.k_begin; covered > 0; --b) {
+    if (threadIdx.x % 128 == 0) {
+      volatile int* flag = a.flags + b;
+      while (*flag < P::kConsumers) {
+      }
+      __threadfence();
+    }
+    consumer_barrier(consumer);
+    const float* slot = partial_slot<P>(a, b, consumer);
+#pragma unroll
+    for (int i = 0; i < P::kAccumulators; ++i) acc[i] += __ldcg(slot + i * 128);
+    const int64_t piece_start = stream_k_begin(a, b) - tile_start;
+    covered = piece_start > 0 ? static_cast<int>(piece_start) : 0;
+  }
+}
+
 template <typename P, bool kAMn, bool kBMn>
 __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
                         uint64_t* full, uint64_t* empty, int consumer) {
-  const int k_tiles = (args.k + P::kBk - 1) / P::kBk;
-  const int tiles = args.tiles_m * args.tiles_n;
+  const int k_tiles = k_tile_count(args);
   const bool releases = threadIdx.x % 32 == 0;  // one arrival per consumer warp
   int stage = 0;
   uint32_t phase = 0;
-  float acc[P::kAccumulators] = {};  // overwritten by each tile's first wgmma (accumulate = 0)
-  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-    int tm, tn;
-    tile_coords(args, t, &tm, &tn);
+  float acc[P::kAccumulators] = {};  // overwritten by each segment's first wgmma (accumulate = 0)
+  for_each_segment(args, [&](const Segment& seg) {
     int previous = -1;
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
       barrier_wait(&full[stage], phase);
       multiply_stage<P, kAMn, kBMn>(acc, ring_a + stage * P::kATileBytes,
-                                    ring_b + stage * P::kBTileBytes, consumer, kt == 0);
+                                    ring_b + stage * P::kBTileBytes, consumer, kt == seg.k_begin);
       wgmma_wait<1>();  // the previous k-tile's group is done: its stage may be refilled
       if (previous >= 0 && releases) barrier_arrive(&empty[previous]);
       previous = stage;
@@ -237,8 +323,15 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
     wgmma_wait<0>();
     fence_accumulators(acc);
     if (releases) barrier_arrive(&empty[previous]);
+    if (seg.k_end < k_tiles) {  // the rest of this tile is summed by a higher block
+      publish_partial<P>(args, acc, consumer);
+      return;
+    }
+    if (seg.k_begin > 0) add_partials<P>(args, acc, seg, consumer);
+    int tm, tn;
+    tile_coords(args, seg.tile, &tm, &tn);
     store_tile<P>(args, acc, tm, tn, consumer);
-  }
+  });
 }
 
 // ---- the kernel -----------------------------------------------------------------------------------
@@ -290,44 +383,98 @@ constexpr DType element_dtype() {
   return std::is_same_v<typename P::Element, __nv_bfloat16> ? DType::kBF16 : DType::kF16;
 }
 
-// Repacks the operands TMA cannot read in place (workspace: A's copy, then B's).
-inline Status place_operands(WgmmaView* v, Workspace ws, cudaStream_t stream) {
-  auto* next = static_cast<uint8_t*>(ws.data);
-  for (TmaOperand* o : {&v->a, &v->b}) {
-    const size_t bytes = repack_bytes(*o);
-    if (bytes == 0) continue;
-    TILEKIT_RETURN_IF_ERROR(repack_operand(o, next, stream));
-    next += bytes;
+// How a step spreads the tiles over blocks (its Schedule::plan): `blocks` blocks; the walk's
+// first `whole_tiles` tiles whole, round robin; the rest as stream-K k-ranges (step 03).
+struct WgmmaPlan {
+  int blocks = 0;
+  int whole_tiles = 0;
+  int64_t stream_k_iters = 0;
+  bool stream_k() const { return stream_k_iters > 0; }
+};
+
+template <typename P>
+struct WgmmaShape {
+  int tiles = 0, k_tiles = 0;
+  explicit WgmmaShape(const WgmmaView& v)
+      : tiles(static_cast<int>(((v.m + P::kBm - 1) / P::kBm) * ((v.n + P::kBn - 1) / P::kBn))),
+        k_tiles(static_cast<int>((v.k + P::kBk - 1) / P::kBk)) {}
+};
+
+// Workspace, in order: repacked A, repacked B (when TMA cannot read them), the stream-K partial
+// tiles (one per block) and their flags.
+template <typename P>
+struct WgmmaWorkspace {
+  size_t repack_a = 0, repack_b = 0, partials = 0, flags = 0;
+  WgmmaWorkspace(const WgmmaView& v, const WgmmaPlan& plan)
+      : repack_a(repack_bytes(v.a)), repack_b(repack_bytes(v.b)) {
+    if (plan.stream_k()) {
+      partials = static_cast<size_t>(plan.blocks) * P::kBm * P::kBn * sizeof(float);
+      flags = static_cast<size_t>(plan.blocks) * sizeof(int);
+    }
   }
+  size_t total() const { return repack_a + repack_b + partials + flags; }
+};
+
+// Repacks the operands TMA cannot read in place into their workspace areas.
+template <typename P>
+Status place_operands(WgmmaView* v, const WgmmaWorkspace<P>& layout, Workspace ws, cudaStream_t stream) {
+  auto* base = static_cast<uint8_t*>(ws.data);
+  if (layout.repack_a) TILEKIT_RETURN_IF_ERROR(repack_operand(&v->a, base, stream));
+  if (layout.repack_b) TILEKIT_RETURN_IF_ERROR(repack_operand(&v->b, base + layout.repack_a, stream));
   return Status::ok();
 }
 
-// Runs p with the blocks and tile order of `Schedule` (the step's: Schedule::blocks(device,
-// tiles, &blocks) and Schedule::kGroupRows).
-template <typename P, typename Schedule>
-Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
-  WgmmaView v = wgmma_view(p);
-  auto stream = static_cast<cudaStream_t>(ctx.stream);
-  TILEKIT_RETURN_IF_ERROR(place_operands(&v, ws, stream));
-  constexpr DType type = element_dtype<P>();
-  CUtensorMap map_a, map_b;
-  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&map_a, v.a, type, 64, v.a_mn_major ? 64 : P::kBm));
-  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&map_b, v.b, type, 64, v.b_mn_major ? 64 : P::kBn));
+inline Status sm_count(int device, int* out) {
+  TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device));
+  return Status::ok();
+}
+
+template <typename P>
+WgmmaArgs wgmma_args(const WgmmaView& v, const WgmmaPlan& plan, int group_rows) {
   WgmmaArgs args;
   args.m = static_cast<int>(v.m);
   args.n = static_cast<int>(v.n);
   args.k = static_cast<int>(v.k);
   args.tiles_m = static_cast<int>((v.m + P::kBm - 1) / P::kBm);
   args.tiles_n = static_cast<int>((v.n + P::kBn - 1) / P::kBn);
-  args.group_rows = Schedule::kGroupRows;
+  args.group_rows = group_rows;
   args.alpha = v.alpha;
   args.beta = v.beta;
   args.c = v.c;
   args.ldc = v.ldc;
   args.c_pairs = v.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(v.c) % 8 == 0;
-  int grid = 0;
-  TILEKIT_RETURN_IF_ERROR(Schedule::blocks(ctx.device, args.tiles_m * args.tiles_n, &grid));
-  wgmma_kernel<P, Schedule>(v.a_mn_major, v.b_mn_major)<<<grid, P::kThreads, P::kSmemBytes, stream>>>(map_a, map_b, args);
+  args.whole_tiles = plan.whole_tiles;
+  args.stream_k_iters = plan.stream_k_iters;
+  return args;
+}
+
+// Runs p with the blocks and tile order of `Schedule` (the step's plan and kGroupRows).
+template <typename P, typename Schedule>
+Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
+  WgmmaView v = wgmma_view(p);
+  auto stream = static_cast<cudaStream_t>(ctx.stream);
+  int sms = 0;
+  TILEKIT_RETURN_IF_ERROR(sm_count(ctx.device, &sms));
+  const WgmmaShape<P> shape(v);
+  const WgmmaPlan plan = Schedule::plan(sms, shape.tiles, shape.k_tiles);
+  const WgmmaWorkspace<P> layout(v, plan);
+  if (ws.bytes < layout.total())
+    return invalid_argument("workspace of " + std::to_string(ws.bytes) + " bytes, the kernel needs " +
+                            std::to_string(layout.total()));
+  TILEKIT_RETURN_IF_ERROR(place_operands(&v, layout, ws, stream));
+  constexpr DType type = element_dtype<P>();
+  CUtensorMap map_a, map_b;
+  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&map_a, v.a, type, 64, v.a_mn_major ? 64 : P::kBm));
+  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&map_b, v.b, type, 64, v.b_mn_major ? 64 : P::kBn));
+  WgmmaArgs args = wgmma_args<P>(v, plan, Schedule::kGroupRows);
+  if (plan.stream_k()) {
+    auto* area = static_cast<uint8_t*>(ws.data) + layout.repack_a + layout.repack_b;
+    args.partials = reinterpret_cast<float*>(area);
+    args.flags = reinterpret_cast<int*>(area + layout.partials);
+    TILEKIT_CUDA_TRY(cudaMemsetAsync(args.flags, 0, layout.flags, stream));
+  }
+  wgmma_kernel<P, Schedule>(v.a_mn_major, v.b_mn_major)<<<plan.blocks, P::kThreads, P::kSmemBytes, stream>>>(
+      map_a, map_b, args);
   TILEKIT_CUDA_CHECK_LAUNCH("wgmma_gemm_kernel");
   return Status::ok();
 }
@@ -355,9 +502,12 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   s.max_sm = 90;
   GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_wgmma_problem(p); };
-  k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo*) {
+  k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) {
     const WgmmaView v = wgmma_view(p);
-    return repack_bytes(v.a) + repack_bytes(v.b);
+    const WgmmaShape<P> shape(v);
+    // Without a device (a CPU caller asking), the H200's 132 SMs.
+    const WgmmaPlan plan = Schedule::plan(d != nullptr ? d->sm_count : 132, shape.tiles, shape.k_tiles);
+    return WgmmaWorkspace<P>(v, plan).total();
   };
   k.initialize = [](const GemmProblem&, const Context&, Workspace) {
     return opt_into_wgmma_smem<P, Schedule>();
