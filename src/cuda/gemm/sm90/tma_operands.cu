@@ -69,6 +69,44 @@ __global__ void repack_kernel(const uint16_t* __restrict__ src, int64_t ld_src,
   }
 }
 
+constexpr int kPrepTile = 32, kPrepRows = 8;
+
+__device__ __forceinline__ float tf32_rna(float x) {
+  uint32_t bits;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
+  return __uint_as_float(bits);
+}
+
+// 32 × 32 tiles of the stored operand through shared memory, written K-major: as they are
+// (K-major storage) or transposed (MN-major storage), rounded to TF32, and for 3xTF32 the
+// rounded remainder into `small`. Coalesced on both sides.
+__global__ void prepare_tf32_kernel(const float* __restrict__ src, int64_t ld, int64_t rows, int64_t cols,
+                                    bool transpose, float* __restrict__ big, float* __restrict__ small,
+                                    int64_t ld_out) {
+  __shared__ float tile[kPrepTile][kPrepTile + 1];
+  for (int64_t ty = blockIdx.y; ty * kPrepTile < rows; ty += gridDim.y)
+    for (int64_t tx = blockIdx.x; tx * kPrepTile < cols; tx += gridDim.x) {
+      const int64_t r0 = ty * kPrepTile, c0 = tx * kPrepTile;
+      for (int i = threadIdx.y; i < kPrepTile; i += kPrepRows) {
+        const int64_t r = r0 + i, c = c0 + threadIdx.x;
+        tile[i][threadIdx.x] = r < rows && c < cols ? src[r * ld + c] : 0.0f;
+      }
+      __syncthreads();
+      for (int i = threadIdx.y; i < kPrepTile; i += kPrepRows) {
+        // Output row `out_r`, column `out_c` (K-major: rows are m or n, columns are k).
+        const int64_t out_r = transpose ? c0 + i : r0 + i, out_c = transpose ? r0 + threadIdx.x : c0 + threadIdx.x;
+        const int64_t out_rows = transpose ? cols : rows, out_cols = transpose ? rows : cols;
+        if (out_r >= out_rows || out_c >= out_cols) continue;
+        const float x = transpose ? tile[threadIdx.x][i] : tile[i][threadIdx.x];
+        const float x_big = tf32_rna(x);
+        big[out_r * ld_out + out_c] = x_big;
+        // inf − inf would turn an infinite input into NaN: its small part is 0.
+        if (small != nullptr) small[out_r * ld_out + out_c] = isfinite(x_big) ? tf32_rna(x - x_big) : 0.0f;
+      }
+      __syncthreads();
+    }
+}
+
 }  // namespace
 
 WgmmaView wgmma_view(const GemmProblem& p) {
@@ -127,10 +165,13 @@ Status encode_tile_map(CUtensorMap* map, const TmaOperand& o, DType type, int bo
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   TILEKIT_RETURN_IF_ERROR(tensor_map_encoder(&encode));
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(o.cols), static_cast<cuuint64_t>(o.rows)};
-  const cuuint64_t pitch[1] = {static_cast<cuuint64_t>(o.ld * kElementBytes)};
+  const cuuint64_t pitch[1] = {static_cast<cuuint64_t>(o.ld) * dtype_size(type)};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_inner), static_cast<cuuint32_t>(box_outer)};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode(map, type == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+  const CUtensorMapDataType data_type = type == DType::kBF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                        : type == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUresult r = encode(map, data_type,
                             2, const_cast<void*>(o.data), dims, pitch, box, element_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -143,14 +184,32 @@ Status encode_tile_map(CUtensorMap* map, const TmaOperand& o, DType type, int bo
   return Status::ok();
 }
 
-Status check_wgmma_problem(const GemmProblem& p) {
-  const GemmTypes& t = p.types;
-  if (t.a != t.b || (t.a != DType::kBF16 && t.a != DType::kF16) || t.c != DType::kF32)
-    return not_supported("the wgmma 16-bit kernels take bf16 or f16 A and B with f32 C, not " +
-                         describe(t));
+Status check_wgmma_problem(const GemmProblem& p, const GemmTypes& kernel_types) {
+  if (p.types != kernel_types)
+    return not_supported("this kernel computes " + describe(kernel_types) + ", not " +
+                         describe(p.types));
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX)
     return not_supported("m, n and k must fit TMA's 32-bit coordinates (at most " +
                          std::to_string(INT_MAX) + ")");
+  return Status::ok();
+}
+
+int64_t tf32_prepared_ld(int64_t k) { return round_up(k, 32); }
+
+size_t tf32_part_bytes(int64_t mn, int64_t k) {
+  return static_cast<size_t>(round_up(mn * tf32_prepared_ld(k) * 4, 256));
+}
+
+Status prepare_tf32_operand(const TmaOperand& o, bool mn_major, int64_t mn, int64_t k, float* big,
+                            float* small, cudaStream_t stream) {
+  const dim3 block(kPrepTile, kPrepRows);
+  const int64_t tiles_x = (o.cols + kPrepTile - 1) / kPrepTile, tiles_y = (o.rows + kPrepTile - 1) / kPrepTile;
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles_x, 65535)),
+                  static_cast<unsigned>(std::min<int64_t>(tiles_y, 65535)));
+  prepare_tf32_kernel<<<grid, block, 0, stream>>>(static_cast<const float*>(o.data), o.ld, o.rows, o.cols,
+                                                  mn_major, big, small, tf32_prepared_ld(k));
+  TILEKIT_CUDA_CHECK_LAUNCH("prepare_tf32_kernel");
+  (void)mn;
   return Status::ok();
 }
 

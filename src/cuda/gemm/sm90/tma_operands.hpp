@@ -47,13 +47,28 @@ size_t repack_bytes(const TmaOperand& o);
 // Copies `o` into `dst` with an aligned ld and points `o` at the copy.
 Status repack_operand(TmaOperand* o, void* dst, cudaStream_t stream);
 
-// A 2-D tensor map over `o` (16-bit `type`) delivering boxes of box_inner × box_outer elements
-// in 128-byte-swizzled rows (box_inner · 2 must be 128).
+// A 2-D tensor map over `o` (elements of `type`: bf16, f16 or f32) delivering boxes of
+// box_inner × box_outer elements in 128-byte-swizzled rows (box_inner · element size = 128).
 Status encode_tile_map(CUtensorMap* map, const TmaOperand& o, DType type, int box_inner,
                        int box_outer);
 
-// Ok for a problem the family takes on `device`: 16-bit A and B, sizes within TMA's 32-bit
+// ---- FP32 operands for the tf32 tensor cores -------------------------------------------------
+// TF32 wgmma reads both operands K-major and truncates FP32 to TF32. The tf32 modes therefore
+// prepare each FP32 operand once into the workspace: K-major (transposed where it is stored
+// MN-major), 128-byte rows, and rounded to nearest as tilekit's tf32 promises (cvt.rna); for
+// 3xTF32 also its small part, rna(x − big).
+
+// Elements between the rows of a prepared operand with `k` columns.
+int64_t tf32_prepared_ld(int64_t k);
+// Bytes of one prepared part of an operand with `mn` rows and `k` columns, 256-byte rounded.
+size_t tf32_part_bytes(int64_t mn, int64_t k);
+// Prepares `o` (FP32, stored MN-major when `mn_major`) into `big` (and `small` when not null):
+// `mn` rows of `k` elements, tf32_prepared_ld(k) apart.
+Status prepare_tf32_operand(const TmaOperand& o, bool mn_major, int64_t mn, int64_t k, float* big,
+                            float* small, cudaStream_t stream);
+
+// Ok for a problem of the types `kernel_types` (the kernel's) whose sizes fit TMA's 32-bit
 // coordinates; otherwise why not.
-Status check_wgmma_problem(const GemmProblem& p);
+Status check_wgmma_problem(const GemmProblem& p, const GemmTypes& kernel_types);
 
 }  // namespace tilekit::cuda::sm90

@@ -28,21 +28,31 @@
 
 namespace tilekit::cuda::sm90 {
 
-// A tile policy: 16-bit element type, C tile 128 × kBn, k-tile 64, ring depth. `kGroupRows`
-// tile rows are walked together (1: row by row) so that blocks running at once share A and B
-// tiles in L2.
-template <typename T, int kBnN, int kStagesN>
+// How the tensor cores see the operands: the element type in shared memory and how many parts
+// each FP32 input is split into (tf32: 1; 3xTF32: 2, a big and a small TF32 part).
+enum class Operands { k16Bit, kTf32, kTf32x3 };
+
+// A tile policy: element type (bf16, f16, or float read as tf32), C tile 128 × kBn, k-tiles of
+// 128-byte rows (64 16-bit or 32 FP32 elements), ring depth.
+template <typename T, int kBnN, int kStagesN, Operands kOperandsN = Operands::k16Bit>
 struct WgmmaPolicy {
   using Element = T;
-  static constexpr int kBm = 128, kBn = kBnN, kBk = 64, kStages = kStagesN;
+  static constexpr Operands kOperands = kOperandsN;
+  static constexpr bool kTf32 = kOperands != Operands::k16Bit;
+  static constexpr int kParts = kOperands == Operands::kTf32x3 ? 2 : 1;
+  static constexpr int kBm = 128, kBn = kBnN, kBk = 128 / sizeof(T), kStages = kStagesN;
+  static constexpr int kInstK = 32 / sizeof(T);  // k of one wgmma: 16 (16-bit), 8 (tf32)
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kATileBytes = kBm * kBk * 2;
-  static constexpr int kBTileBytes = kBn * kBk * 2;
+  static constexpr int kATileBytes = kBm * 128;  // one part
+  static constexpr int kBTileBytes = kBn * 128;
+  static constexpr int kAStageBytes = kParts * kATileBytes;
+  static constexpr int kBStageBytes = kParts * kBTileBytes;
   static constexpr int kAccumulators = kBn / 2;  // per consumer thread: 64 × kBn / 128
   // Ring, then 2 mbarriers per stage; 1 KB of slack to align the ring to the swizzle period.
   static constexpr size_t kSmemBytes =
-      static_cast<size_t>(kStages) * (kATileBytes + kBTileBytes) + 16 * kStages + 1024;
+      static_cast<size_t>(kStages) * (kAStageBytes + kBStageBytes) + 16 * kStages + 1024;
+  static_assert(std::is_same_v<T, float> == kTf32, "tf32 modes read FP32 elements");
   static_assert(kBn == 128 || kBn == 256, "wgmma_ops.cuh instantiates n = 128 and 256");
   static_assert(kSmemBytes <= 227 * 1024, "the ring must fit the H100/H200 shared memory");
 
@@ -69,7 +79,7 @@ constexpr int kConsumerRegisters = 232;
 
 struct WgmmaArgs {
   int m = 0, n = 0, k = 0;  // the row-major view (tma_operands.hpp)
-  int tiles_m = 0, tiles_n = 0;
+  int tiles_m = 0, tiles_n = 0, k_tiles = 0;
   int group_rows = 1;       // tile rows walked together (L2-aware order)
   float alpha = 1, beta = 0;
   float* c = nullptr;
@@ -101,7 +111,7 @@ struct Segment {
   int tile, k_begin, k_end;
 };
 
-__device__ __forceinline__ int k_tile_count(const WgmmaArgs& a) { return (a.k + 63) / 64; }
+__device__ __forceinline__ int k_tile_count(const WgmmaArgs& a) { return a.k_tiles; }
 
 // Where block b's stream-K range starts, in k-tiles of the stream-K tiles (b = gridDim.x: end).
 __device__ __forceinline__ int64_t stream_k_begin(const WgmmaArgs& a, int b) {
@@ -133,8 +143,13 @@ __device__ __forceinline__ void for_each_segment(const WgmmaArgs& a, F&& f) {
 
 // ---- producer -----------------------------------------------------------------------------------
 
-// A k-tile of A into `dst`: one box of 64 k × 128 rows (K-major), or two of 64 m × 64 k
-// (M-major, each 64-element chunk of m its own 8 KB block).
+// The tensor maps of a launch, one kernel parameter: A and B, and for 3xTF32 their small parts.
+struct OperandMaps {
+  CUtensorMap a, b, a_small, b_small;
+};
+
+// A k-tile of A into `dst`: one box of kBk k × 128 rows (K-major), or two of 64 m × 64 k
+// (M-major, 16-bit only: each 64-element chunk of m its own 8 KB block).
 template <typename P, bool kMnMajor>
 __device__ __forceinline__ void load_a(uint8_t* dst, const CUtensorMap* map, int tm, int kt,
                                        uint64_t* full) {
@@ -160,8 +175,8 @@ __device__ __forceinline__ void load_b(uint8_t* dst, const CUtensorMap* map, int
 }
 
 template <typename P, bool kAMn, bool kBMn>
-__device__ void produce(const WgmmaArgs& args, const CUtensorMap* map_a, const CUtensorMap* map_b,
-                        uint8_t* ring_a, uint8_t* ring_b, uint64_t* full, uint64_t* empty) {
+__device__ void produce(const WgmmaArgs& args, const OperandMaps& maps, uint8_t* ring_a,
+                        uint8_t* ring_b, uint64_t* full, uint64_t* empty) {
   int stage = 0;
   uint32_t phase = 0;
   for_each_segment(args, [&](const Segment& seg) {
@@ -169,9 +184,15 @@ __device__ void produce(const WgmmaArgs& args, const CUtensorMap* map_a, const C
     tile_coords(args, seg.tile, &tm, &tn);
     for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
       barrier_wait(&empty[stage], phase ^ 1);
-      barrier_arrive_expect_bytes(&full[stage], P::kATileBytes + P::kBTileBytes);
-      load_a<P, kAMn>(ring_a + stage * P::kATileBytes, map_a, tm, kt, &full[stage]);
-      load_b<P, kBMn>(ring_b + stage * P::kBTileBytes, map_b, tn, kt, &full[stage]);
+      barrier_arrive_expect_bytes(&full[stage], P::kAStageBytes + P::kBStageBytes);
+      uint8_t* a_stage = ring_a + stage * P::kAStageBytes;
+      uint8_t* b_stage = ring_b + stage * P::kBStageBytes;
+      load_a<P, kAMn>(a_stage, &maps.a, tm, kt, &full[stage]);
+      load_b<P, kBMn>(b_stage, &maps.b, tn, kt, &full[stage]);
+      if constexpr (P::kParts == 2) {
+        load_a<P, kAMn>(a_stage + P::kATileBytes, &maps.a_small, tm, kt, &full[stage]);
+        load_b<P, kBMn>(b_stage + P::kBTileBytes, &maps.b_small, tn, kt, &full[stage]);
+      }
       if (++stage == P::kStages) {
         stage = 0;
         phase ^= 1;
@@ -182,12 +203,12 @@ __device__ void produce(const WgmmaArgs& args, const CUtensorMap* map_a, const C
 
 // ---- consumers ----------------------------------------------------------------------------------
 
-// Descriptors of the k16 step `kk` of a stage. K-major tiles advance 32 bytes along their
-// 128-byte rows; MN-major tiles advance 16 rows of k (2 KB). Consumer `c` reads A rows
-// 64c..64c+63: 8 KB into the tile either way.
+// Descriptors of the wgmma step `kk` of a stage. K-major tiles advance 32 bytes (16 16-bit or
+// 8 FP32 elements) along their 128-byte rows; MN-major tiles advance 16 rows of k (2 KB).
+// Consumer `c` reads A rows 64c..64c+63: 8 KB into the tile either way.
 template <typename P, bool kAMn>
 __device__ __forceinline__ uint64_t a_descriptor(const uint8_t* tile, int consumer, int kk) {
-  const uint8_t* base = tile + consumer * 64 * P::kBk * 2;
+  const uint8_t* base = tile + consumer * 64 * 128;
   return kAMn ? smem_descriptor(base + kk * 16 * 128, 64 * P::kBk * 2, 1024)
               : smem_descriptor(base + kk * 32, 16, 1024);
 }
@@ -197,20 +218,43 @@ __device__ __forceinline__ uint64_t b_descriptor(const uint8_t* tile, int kk) {
               : smem_descriptor(tile + kk * 32, 16, 1024);
 }
 
+// One wgmma of the policy's shape and type.
 template <typename P, bool kAMn, bool kBMn>
-__device__ __forceinline__ void multiply_stage(float (&acc)[P::kAccumulators], const uint8_t* a_tile,
-                                               const uint8_t* b_tile, int consumer, bool first) {
+__device__ __forceinline__ void mma(float (&acc)[P::kAccumulators], uint64_t da, uint64_t db,
+                                    int accumulate) {
+  if constexpr (P::kTf32) {
+    if constexpr (P::kBn == 256)
+      wgmma_m64n256k8(acc, da, db, accumulate, 0.0f);
+    else
+      wgmma_m64n128k8(acc, da, db, accumulate, 0.0f);
+  } else if constexpr (P::kBn == 256) {
+    wgmma_m64n256k16<kAMn, kBMn>(acc, da, db, accumulate, typename P::Element{});
+  } else {
+    wgmma_m64n128k16<kAMn, kBMn>(acc, da, db, accumulate, typename P::Element{});
+  }
+}
+
+// The wgmma of one stage. 3xTF32: small·big and big·small before big·big, the small terms
+// first while the accumulator is still small.
+template <typename P, bool kAMn, bool kBMn>
+__device__ __forceinline__ void multiply_stage(float (&acc)[P::kAccumulators], const uint8_t* a_stage,
+                                               const uint8_t* b_stage, int consumer, bool first) {
   wgmma_fence();
   fence_accumulators(acc);
 #pragma unroll
-  for (int kk = 0; kk < P::kBk / 16; ++kk) {
-    const uint64_t da = a_descriptor<P, kAMn>(a_tile, consumer, kk);
-    const uint64_t db = b_descriptor<P, kBMn>(b_tile, kk);
+  for (int kk = 0; kk < P::kBk / P::kInstK; ++kk) {
+    const uint64_t da = a_descriptor<P, kAMn>(a_stage, consumer, kk);
+    const uint64_t db = b_descriptor<P, kBMn>(b_stage, kk);
     const int accumulate = first && kk == 0 ? 0 : 1;
-    if constexpr (P::kBn == 256)
-      wgmma_m64n256k16<kAMn, kBMn>(acc, da, db, accumulate, typename P::Element{});
-    else
-      wgmma_m64n128k16<kAMn, kBMn>(acc, da, db, accumulate, typename P::Element{});
+    if constexpr (P::kParts == 2) {
+      const uint64_t da_small = a_descriptor<P, kAMn>(a_stage + P::kATileBytes, consumer, kk);
+      const uint64_t db_small = b_descriptor<P, kBMn>(b_stage + P::kBTileBytes, kk);
+      mma<P, kAMn, kBMn>(acc, da_small, db, accumulate);
+      mma<P, kAMn, kBMn>(acc, da, db_small, 1);
+      mma<P, kAMn, kBMn>(acc, da, db, 1);
+    } else {
+      mma<P, kAMn, kBMn>(acc, da, db, accumulate);
+    }
   }
   wgmma_commit();
   fence_accumulators(acc);
@@ -310,8 +354,8 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
     int previous = -1;
     for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
       barrier_wait(&full[stage], phase);
-      multiply_stage<P, kAMn, kBMn>(acc, ring_a + stage * P::kATileBytes,
-                                    ring_b + stage * P::kBTileBytes, consumer, kt == seg.k_begin);
+      multiply_stage<P, kAMn, kBMn>(acc, ring_a + stage * P::kAStageBytes,
+                                    ring_b + stage * P::kBStageBytes, consumer, kt == seg.k_begin);
       wgmma_wait<1>();  // the previous k-tile's group is done: its stage may be refilled
       if (previous >= 0 && releases) barrier_arrive(&empty[previous]);
       previous = stage;
@@ -341,13 +385,12 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
 // template kernel per file; sharing one made the second step's smem opt-in miss its launch).
 template <typename P, typename Schedule, bool kAMn, bool kBMn>
 __global__ void __launch_bounds__(P::kThreads, 1)
-    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a,
-                      const __grid_constant__ CUtensorMap map_b, const WgmmaArgs args) {
+    wgmma_gemm_kernel(const __grid_constant__ OperandMaps maps, const WgmmaArgs args) {
   extern __shared__ uint8_t smem_raw[];
   // TMA's 128-byte swizzle and the descriptors assume 1024-byte-aligned tiles.
   uint8_t* ring_a = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-  uint8_t* ring_b = ring_a + P::kStages * P::kATileBytes;
-  auto* full = reinterpret_cast<uint64_t*>(ring_b + P::kStages * P::kBTileBytes);
+  uint8_t* ring_b = ring_a + P::kStages * P::kAStageBytes;
+  auto* full = reinterpret_cast<uint64_t*>(ring_b + P::kStages * P::kBStageBytes);
   uint64_t* empty = full + P::kStages;
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
@@ -359,17 +402,19 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     registers_shrink<kProducerRegisters>();
-    if (threadIdx.x == 0) produce<P, kAMn, kBMn>(args, &map_a, &map_b, ring_a, ring_b, full, empty);
+    if (threadIdx.x == 0) produce<P, kAMn, kBMn>(args, maps, ring_a, ring_b, full, empty);
   } else {
     registers_grow<kConsumerRegisters>();
     consume<P, kAMn, kBMn>(args, ring_a, ring_b, full, empty, warpgroup - 1);
   }
 }
 
-using WgmmaKernelFn = void (*)(CUtensorMap, CUtensorMap, WgmmaArgs);
+using WgmmaKernelFn = void (*)(OperandMaps, WgmmaArgs);
 
+// The instantiation for the operands' majors (tf32 operands are always prepared K-major).
 template <typename P, typename Schedule>
 WgmmaKernelFn wgmma_kernel(bool a_mn_major, bool b_mn_major) {
+  if constexpr (P::kTf32) return wgmma_gemm_kernel<P, Schedule, false, false>;
   if (!a_mn_major && !b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, false>;
   if (!a_mn_major && b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, true>;
   if (a_mn_major && !b_mn_major) return wgmma_gemm_kernel<P, Schedule, true, false>;
@@ -378,9 +423,15 @@ WgmmaKernelFn wgmma_kernel(bool a_mn_major, bool b_mn_major) {
 
 // ---- host ---------------------------------------------------------------------------------------
 
+// The types a policy's kernels implement.
 template <typename P>
-constexpr DType element_dtype() {
-  return std::is_same_v<typename P::Element, __nv_bfloat16> ? DType::kBF16 : DType::kF16;
+constexpr GemmTypes gemm_types() {
+  if constexpr (P::kOperands == Operands::kTf32)
+    return GemmTypes{DType::kF32, DType::kF32, DType::kF32, Compute::kTF32};
+  if constexpr (P::kOperands == Operands::kTf32x3)
+    return GemmTypes{DType::kF32, DType::kF32, DType::kF32, Compute::kF32x3TF32};
+  constexpr DType t = std::is_same_v<typename P::Element, __nv_bfloat16> ? DType::kBF16 : DType::kF16;
+  return GemmTypes{t, t, DType::kF32, Compute::kBF16};
 }
 
 // How a step spreads the tiles over blocks (its Schedule::plan): `blocks` blocks; the walk's
@@ -400,27 +451,76 @@ struct WgmmaShape {
         k_tiles(static_cast<int>((v.k + P::kBk - 1) / P::kBk)) {}
 };
 
-// Workspace, in order: repacked A, repacked B (when TMA cannot read them), the stream-K partial
-// tiles (one per block) and their flags.
+// Workspace, in order: A and B as TMA reads them where they cannot be read in place (16-bit:
+// repacked when their ld is not aligned; tf32: always prepared, `parts` copies each), then the
+// stream-K partial tiles (one per block) and their flags.
 template <typename P>
 struct WgmmaWorkspace {
-  size_t repack_a = 0, repack_b = 0, partials = 0, flags = 0;
-  WgmmaWorkspace(const WgmmaView& v, const WgmmaPlan& plan)
-      : repack_a(repack_bytes(v.a)), repack_b(repack_bytes(v.b)) {
+  size_t a = 0, b = 0, partials = 0, flags = 0;
+  WgmmaWorkspace(const WgmmaView& v, const WgmmaPlan& plan) {
+    if constexpr (P::kTf32) {
+      a = P::kParts * tf32_part_bytes(v.m, v.k);
+      b = P::kParts * tf32_part_bytes(v.n, v.k);
+    } else {
+      a = repack_bytes(v.a);
+      b = repack_bytes(v.b);
+    }
     if (plan.stream_k()) {
       partials = static_cast<size_t>(plan.blocks) * P::kBm * P::kBn * sizeof(float);
       flags = static_cast<size_t>(plan.blocks) * sizeof(int);
     }
   }
-  size_t total() const { return repack_a + repack_b + partials + flags; }
+  size_t total() const { return a + b + partials + flags; }
 };
 
-// Repacks the operands TMA cannot read in place into their workspace areas.
+// The operands as the kernel's tensor maps read them.
+struct PlacedOperands {
+  TmaOperand a, b, a_small, b_small;
+  bool a_mn_major = false, b_mn_major = false;
+};
+
+// tf32: both operands prepared K-major (and split) into the workspace.
+inline Status prepare_tf32_operands(const WgmmaView& v, int parts, uint8_t* base, size_t a_bytes,
+                                    cudaStream_t stream, PlacedOperands* out) {
+  const int64_t ld = tf32_prepared_ld(v.k);
+  auto* a_big = reinterpret_cast<float*>(base);
+  auto* b_big = reinterpret_cast<float*>(base + a_bytes);
+  float* a_small = parts == 2 ? reinterpret_cast<float*>(base + a_bytes / 2) : nullptr;
+  float* b_small = parts == 2 ? reinterpret_cast<float*>(base + a_bytes + tf32_part_bytes(v.n, v.k)) : nullptr;
+  TILEKIT_RETURN_IF_ERROR(prepare_tf32_operand(v.a, v.a_mn_major, v.m, v.k, a_big, a_small, stream));
+  TILEKIT_RETURN_IF_ERROR(prepare_tf32_operand(v.b, v.b_mn_major, v.n, v.k, b_big, b_small, stream));
+  out->a = TmaOperand{a_big, v.m, v.k, ld};
+  out->b = TmaOperand{b_big, v.n, v.k, ld};
+  out->a_small = TmaOperand{a_small, v.m, v.k, ld};
+  out->b_small = TmaOperand{b_small, v.n, v.k, ld};
+  out->a_mn_major = out->b_mn_major = false;
+  return Status::ok();
+}
+
 template <typename P>
-Status place_operands(WgmmaView* v, const WgmmaWorkspace<P>& layout, Workspace ws, cudaStream_t stream) {
+Status place_operands(const WgmmaView& v, const WgmmaWorkspace<P>& layout, Workspace ws,
+                      cudaStream_t stream, PlacedOperands* out) {
   auto* base = static_cast<uint8_t*>(ws.data);
-  if (layout.repack_a) TILEKIT_RETURN_IF_ERROR(repack_operand(&v->a, base, stream));
-  if (layout.repack_b) TILEKIT_RETURN_IF_ERROR(repack_operand(&v->b, base + layout.repack_a, stream));
+  if constexpr (P::kTf32) {
+    return prepare_tf32_operands(v, P::kParts, base, layout.a, stream, out);
+  } else {
+    *out = PlacedOperands{v.a, v.b, {}, {}, v.a_mn_major, v.b_mn_major};
+    if (layout.a) TILEKIT_RETURN_IF_ERROR(repack_operand(&out->a, base, stream));
+    if (layout.b) TILEKIT_RETURN_IF_ERROR(repack_operand(&out->b, base + layout.a, stream));
+    return Status::ok();
+  }
+}
+
+// The tensor maps: K-major boxes of kBk × (kBm or kBn); MN-major boxes of 64 × 64.
+template <typename P>
+Status encode_maps(const PlacedOperands& o, OperandMaps* maps) {
+  constexpr DType type = gemm_types<P>().a;
+  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->a, o.a, type, P::kBk, o.a_mn_major ? 64 : P::kBm));
+  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->b, o.b, type, P::kBk, o.b_mn_major ? 64 : P::kBn));
+  if constexpr (P::kParts == 2) {
+    TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->a_small, o.a_small, type, P::kBk, P::kBm));
+    TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->b_small, o.b_small, type, P::kBk, P::kBn));
+  }
   return Status::ok();
 }
 
@@ -437,6 +537,7 @@ WgmmaArgs wgmma_args(const WgmmaView& v, const WgmmaPlan& plan, int group_rows) 
   args.k = static_cast<int>(v.k);
   args.tiles_m = static_cast<int>((v.m + P::kBm - 1) / P::kBm);
   args.tiles_n = static_cast<int>((v.n + P::kBn - 1) / P::kBn);
+  args.k_tiles = static_cast<int>((v.k + P::kBk - 1) / P::kBk);
   args.group_rows = group_rows;
   args.alpha = v.alpha;
   args.beta = v.beta;
@@ -461,20 +562,19 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   if (ws.bytes < layout.total())
     return invalid_argument("workspace of " + std::to_string(ws.bytes) + " bytes, the kernel needs " +
                             std::to_string(layout.total()));
-  TILEKIT_RETURN_IF_ERROR(place_operands(&v, layout, ws, stream));
-  constexpr DType type = element_dtype<P>();
-  CUtensorMap map_a, map_b;
-  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&map_a, v.a, type, 64, v.a_mn_major ? 64 : P::kBm));
-  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&map_b, v.b, type, 64, v.b_mn_major ? 64 : P::kBn));
+  PlacedOperands placed;
+  TILEKIT_RETURN_IF_ERROR(place_operands<P>(v, layout, ws, stream, &placed));
+  OperandMaps maps;
+  TILEKIT_RETURN_IF_ERROR(encode_maps<P>(placed, &maps));
   WgmmaArgs args = wgmma_args<P>(v, plan, Schedule::kGroupRows);
   if (plan.stream_k()) {
-    auto* area = static_cast<uint8_t*>(ws.data) + layout.repack_a + layout.repack_b;
+    auto* area = static_cast<uint8_t*>(ws.data) + layout.a + layout.b;
     args.partials = reinterpret_cast<float*>(area);
     args.flags = reinterpret_cast<int*>(area + layout.partials);
     TILEKIT_CUDA_TRY(cudaMemsetAsync(args.flags, 0, layout.flags, stream));
   }
-  wgmma_kernel<P, Schedule>(v.a_mn_major, v.b_mn_major)<<<plan.blocks, P::kThreads, P::kSmemBytes, stream>>>(
-      map_a, map_b, args);
+  wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major)
+      <<<plan.blocks, P::kThreads, P::kSmemBytes, stream>>>(maps, args);
   TILEKIT_CUDA_CHECK_LAUNCH("wgmma_gemm_kernel");
   return Status::ok();
 }
@@ -492,16 +592,20 @@ Status opt_into_wgmma_smem() {
 template <typename P, typename Schedule>
 GemmKernel make_wgmma_entry(int auto_rank) {
   EntrySpec s = cuda_spec("sm90", Schedule::kName, Schedule::kStep);
-  s.types = GemmTypes{element_dtype<P>(), element_dtype<P>(), DType::kF32, Compute::kBF16};
+  s.types = gemm_types<P>();
   s.suffix = P::suffix();
   s.tiling = P::tiling();
-  s.requirements = "16-bit A and B, f32 C; any shape, layout, op and ld (an ld TMA cannot read "
-                   "is repacked into the workspace)";
+  s.requirements = P::kTf32 ? "any shape, layout, op and ld (A and B prepared K-major and rounded "
+                              "to TF32 in the workspace)"
+                            : "16-bit A and B, f32 C; any shape, layout, op and ld (an ld TMA cannot "
+                              "read is repacked into the workspace)";
   s.auto_rank = auto_rank;
   s.min_sm = 90;
   s.max_sm = 90;
   GemmKernel k = make_entry<GemmProblem>(s);
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_wgmma_problem(p); };
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
+    return check_wgmma_problem(p, gemm_types<P>());
+  };
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) {
     const WgmmaView v = wgmma_view(p);
     const WgmmaShape<P> shape(v);
