@@ -24,6 +24,7 @@ struct TilePerBlock {
   static constexpr const char* kName = "sm90_01_tma_wgmma";
   static constexpr int kStep = 1;
   static constexpr int kGroupRows = 1;
+  static constexpr bool kPingPong = false;
   static sm90::WgmmaPlan plan(int /*sms*/, int tiles, int /*k_tiles*/) {
     return sm90::WgmmaPlan{tiles, tiles, 0};
   }

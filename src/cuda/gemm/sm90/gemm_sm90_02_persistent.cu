@@ -19,6 +19,7 @@ struct Persistent {
   static constexpr const char* kName = "sm90_02_persistent";
   static constexpr int kStep = 2;
   static constexpr int kGroupRows = 8;
+  static constexpr bool kPingPong = false;
   static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
     return sm90::WgmmaPlan{std::min(sms, tiles), tiles, 0};
   }

@@ -26,6 +26,7 @@ struct StreamKTail {
   static constexpr const char* kName = "sm90_03_stream_k";
   static constexpr int kStep = 3;
   static constexpr int kGroupRows = 8;
+  static constexpr bool kPingPong = false;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
     const int rounds = tiles / sms, tail = tiles % sms;
     if (tail == 0 || k_tiles < 2) return sm90::WgmmaPlan{std::min(sms, tiles), tiles, 0};

@@ -26,6 +26,7 @@ struct PersistentTf32 {
   static constexpr const char* kName = "sm90_04_tf32";
   static constexpr int kStep = 4;
   static constexpr int kGroupRows = 8;
+  static constexpr bool kPingPong = false;
   static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
     return sm90::WgmmaPlan{std::min(sms, tiles), tiles, 0};
   }

@@ -69,7 +69,10 @@ __global__ void repack_kernel(const uint16_t* __restrict__ src, int64_t ld_src,
   }
 }
 
-constexpr int kPrepTile = 32, kPrepRows = 8;
+// The pre-pass moves 64 × 64 tiles with 16 × 32 threads, two float4 per thread each way on
+// interior tiles of aligned matrices (as transpose step 06, docs/memory.md), checked scalars at
+// the edges. The first version (32 × 32 tiles, scalars) ran at 1.8 TB/s.
+constexpr int kPrepTile = 64, kPrepThreadsX = 16, kPrepThreadsY = 32;
 
 __device__ __forceinline__ float tf32_rna(float x) {
   uint32_t bits;
@@ -77,34 +80,89 @@ __device__ __forceinline__ float tf32_rna(float x) {
   return __uint_as_float(bits);
 }
 
-// 32 × 32 tiles of the stored operand through shared memory, written K-major: as they are
-// (K-major storage) or transposed (MN-major storage), rounded to TF32, and for 3xTF32 the
-// rounded remainder into `small`. Coalesced on both sides.
-__global__ void prepare_tf32_kernel(const float* __restrict__ src, int64_t ld, int64_t rows, int64_t cols,
-                                    bool transpose, float* __restrict__ big, float* __restrict__ small,
-                                    int64_t ld_out) {
-  __shared__ float tile[kPrepTile][kPrepTile + 1];
-  for (int64_t ty = blockIdx.y; ty * kPrepTile < rows; ty += gridDim.y)
-    for (int64_t tx = blockIdx.x; tx * kPrepTile < cols; tx += gridDim.x) {
-      const int64_t r0 = ty * kPrepTile, c0 = tx * kPrepTile;
-      for (int i = threadIdx.y; i < kPrepTile; i += kPrepRows) {
-        const int64_t r = r0 + i, c = c0 + threadIdx.x;
-        tile[i][threadIdx.x] = r < rows && c < cols ? src[r * ld + c] : 0.0f;
-      }
-      __syncthreads();
-      for (int i = threadIdx.y; i < kPrepTile; i += kPrepRows) {
-        // Output row `out_r`, column `out_c` (K-major: rows are m or n, columns are k).
-        const int64_t out_r = transpose ? c0 + i : r0 + i, out_c = transpose ? r0 + threadIdx.x : c0 + threadIdx.x;
-        const int64_t out_rows = transpose ? cols : rows, out_cols = transpose ? rows : cols;
-        if (out_r >= out_rows || out_c >= out_cols) continue;
-        const float x = transpose ? tile[threadIdx.x][i] : tile[i][threadIdx.x];
-        const float x_big = tf32_rna(x);
-        big[out_r * ld_out + out_c] = x_big;
-        // inf − inf would turn an infinite input into NaN: its small part is 0.
-        if (small != nullptr) small[out_r * ld_out + out_c] = isfinite(x_big) ? tf32_rna(x - x_big) : 0.0f;
-      }
-      __syncthreads();
+struct PrepArgs {
+  const float* src;
+  int64_t ld, rows, cols;  // as stored
+  float* big;
+  float* small;            // null unless 3xTF32
+  int64_t ld_out;          // output: K-major, rows = m or n
+  bool vector;             // src and ld allow float4 loads
+};
+
+// Writes 4 consecutive output elements of output row `r` from column `c`, rounded (and split).
+__device__ __forceinline__ void put4(const PrepArgs& a, int64_t r, int64_t c, const float (&v)[4],
+                                     bool vector, int64_t out_rows, int64_t out_cols) {
+  float big[4], small[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    big[j] = tf32_rna(v[j]);
+    // inf − inf would turn an infinite input into NaN: its small part is 0.
+    small[j] = isfinite(big[j]) ? tf32_rna(v[j] - big[j]) : 0.0f;
+  }
+  if (vector) {
+    *reinterpret_cast<float4*>(a.big + r * a.ld_out + c) = make_float4(big[0], big[1], big[2], big[3]);
+    if (a.small != nullptr)
+      *reinterpret_cast<float4*>(a.small + r * a.ld_out + c) = make_float4(small[0], small[1], small[2], small[3]);
+    return;
+  }
+  if (r >= out_rows) return;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    if (c + j >= out_cols) break;
+    a.big[r * a.ld_out + c + j] = big[j];
+    if (a.small != nullptr) a.small[r * a.ld_out + c + j] = small[j];
+  }
+}
+
+// One 64 × 64 tile of the stored operand at (r0, c0) into the K-major output: as it is, or
+// transposed (kTranspose: stored MN-major).
+template <bool kTranspose>
+__device__ __forceinline__ void prepare_tile(const PrepArgs& a, float (*tile)[kPrepTile + 1], int64_t r0,
+                                             int64_t c0) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  // Interior tiles store float4 (the output rows are 128-byte aligned); they load float4 only
+  // from an aligned source (a 4097-wide one is read element by element).
+  const bool interior = r0 + kPrepTile <= a.rows && c0 + kPrepTile <= a.cols;
+  const bool vector = a.vector && interior;
+#pragma unroll
+  for (int i = 0; i < kPrepTile / kPrepThreadsY; ++i) {
+    const int r = ty + i * kPrepThreadsY;
+    const float* in = a.src + (r0 + r) * a.ld + c0 + 4 * tx;
+    float v[4];
+    if (vector) {
+      const float4 q = *reinterpret_cast<const float4*>(in);
+      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) v[j] = r0 + r < a.rows && c0 + 4 * tx + j < a.cols ? in[j] : 0.0f;
     }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) tile[r][4 * tx + j] = v[j];
+  }
+  __syncthreads();
+  const int64_t out_rows = kTranspose ? a.cols : a.rows, out_cols = kTranspose ? a.rows : a.cols;
+#pragma unroll
+  for (int i = 0; i < kPrepTile / kPrepThreadsY; ++i) {
+    const int o = ty + i * kPrepThreadsY;  // the output tile's row
+    float v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) v[j] = kTranspose ? tile[4 * tx + j][o] : tile[o][4 * tx + j];
+    if (kTranspose)
+      put4(a, c0 + o, r0 + 4 * tx, v, interior, out_rows, out_cols);
+    else
+      put4(a, r0 + o, c0 + 4 * tx, v, interior, out_rows, out_cols);
+  }
+  __syncthreads();
+}
+
+// blockIdx.x walks down the stored tile rows (neighbouring blocks write neighbouring parts of
+// the same output rows when transposing); grid-stride loops take any size.
+template <bool kTranspose>
+__global__ void __launch_bounds__(kPrepThreadsX * kPrepThreadsY) prepare_tf32_kernel(PrepArgs a) {
+  __shared__ float tile[kPrepTile][kPrepTile + 1];
+  for (int64_t tc = blockIdx.y; tc * kPrepTile < a.cols; tc += gridDim.y)
+    for (int64_t tr = blockIdx.x; tr * kPrepTile < a.rows; tr += gridDim.x)
+      prepare_tile<kTranspose>(a, tile, tr * kPrepTile, tc * kPrepTile);
 }
 
 }  // namespace
@@ -200,16 +258,19 @@ size_t tf32_part_bytes(int64_t mn, int64_t k) {
   return static_cast<size_t>(round_up(mn * tf32_prepared_ld(k) * 4, 256));
 }
 
-Status prepare_tf32_operand(const TmaOperand& o, bool mn_major, int64_t mn, int64_t k, float* big,
-                            float* small, cudaStream_t stream) {
-  const dim3 block(kPrepTile, kPrepRows);
-  const int64_t tiles_x = (o.cols + kPrepTile - 1) / kPrepTile, tiles_y = (o.rows + kPrepTile - 1) / kPrepTile;
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles_x, 65535)),
-                  static_cast<unsigned>(std::min<int64_t>(tiles_y, 65535)));
-  prepare_tf32_kernel<<<grid, block, 0, stream>>>(static_cast<const float*>(o.data), o.ld, o.rows, o.cols,
-                                                  mn_major, big, small, tf32_prepared_ld(k));
+Status prepare_tf32_operand(const TmaOperand& o, bool mn_major, int64_t k, float* big, float* small,
+                            cudaStream_t stream) {
+  PrepArgs a{static_cast<const float*>(o.data), o.ld, o.rows, o.cols, big, small, tf32_prepared_ld(k), false};
+  a.vector = reinterpret_cast<uintptr_t>(o.data) % 16 == 0 && o.ld % 4 == 0;  // ld_out: multiple of 32
+  const dim3 block(kPrepThreadsX, kPrepThreadsY);
+  const int64_t tiles_r = (o.rows + kPrepTile - 1) / kPrepTile, tiles_c = (o.cols + kPrepTile - 1) / kPrepTile;
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles_r, INT_MAX)),
+                  static_cast<unsigned>(std::min<int64_t>(tiles_c, 65535)));
+  if (mn_major)
+    prepare_tf32_kernel<true><<<grid, block, 0, stream>>>(a);
+  else
+    prepare_tf32_kernel<false><<<grid, block, 0, stream>>>(a);
   TILEKIT_CUDA_CHECK_LAUNCH("prepare_tf32_kernel");
-  (void)mn;
   return Status::ok();
 }
 

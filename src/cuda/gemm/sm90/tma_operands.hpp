@@ -63,9 +63,9 @@ int64_t tf32_prepared_ld(int64_t k);
 // Bytes of one prepared part of an operand with `mn` rows and `k` columns, 256-byte rounded.
 size_t tf32_part_bytes(int64_t mn, int64_t k);
 // Prepares `o` (FP32, stored MN-major when `mn_major`) into `big` (and `small` when not null):
-// `mn` rows of `k` elements, tf32_prepared_ld(k) apart.
-Status prepare_tf32_operand(const TmaOperand& o, bool mn_major, int64_t mn, int64_t k, float* big,
-                            float* small, cudaStream_t stream);
+// m (or n) rows of `k` elements, tf32_prepared_ld(k) apart.
+Status prepare_tf32_operand(const TmaOperand& o, bool mn_major, int64_t k, float* big, float* small,
+                            cudaStream_t stream);
 
 // Ok for a problem of the types `kernel_types` (the kernel's) whose sizes fit TMA's 32-bit
 // coordinates; otherwise why not.

@@ -49,9 +49,10 @@ struct WgmmaPolicy {
   static constexpr int kAStageBytes = kParts * kATileBytes;
   static constexpr int kBStageBytes = kParts * kBTileBytes;
   static constexpr int kAccumulators = kBn / 2;  // per consumer thread: 64 × kBn / 128
-  // Ring, then 2 mbarriers per stage; 1 KB of slack to align the ring to the swizzle period.
+  // Ring, then 2 mbarriers per stage and 2 for the ping-pong turns; 1 KB of slack to align the
+  // ring to the swizzle period.
   static constexpr size_t kSmemBytes =
-      static_cast<size_t>(kStages) * (kAStageBytes + kBStageBytes) + 16 * kStages + 1024;
+      static_cast<size_t>(kStages) * (kAStageBytes + kBStageBytes) + 16 * kStages + 16 + 1024;
   static_assert(std::is_same_v<T, float> == kTf32, "tf32 modes read FP32 elements");
   static_assert(kBn == 128 || kBn == 256, "wgmma_ops.cuh instantiates n = 128 and 256");
   static_assert(kSmemBytes <= 227 * 1024, "the ring must fit the H100/H200 shared memory");
@@ -234,13 +235,11 @@ __device__ __forceinline__ void mma(float (&acc)[P::kAccumulators], uint64_t da,
   }
 }
 
-// The wgmma of one stage. 3xTF32: small·big and big·small before big·big, the small terms
-// first while the accumulator is still small.
+// The wgmma of one stage for the 64 A rows of `half` (0 or 1) of the tile. 3xTF32: small·big
+// and big·small before big·big, the small terms first while the accumulator is still small.
 template <typename P, bool kAMn, bool kBMn>
-__device__ __forceinline__ void multiply_stage(float (&acc)[P::kAccumulators], const uint8_t* a_stage,
-                                               const uint8_t* b_stage, int consumer, bool first) {
-  wgmma_fence();
-  fence_accumulators(acc);
+__device__ __forceinline__ void issue_stage(float (&acc)[P::kAccumulators], const uint8_t* a_stage,
+                                            const uint8_t* b_stage, int consumer, bool first) {
 #pragma unroll
   for (int kk = 0; kk < P::kBk / P::kInstK; ++kk) {
     const uint64_t da = a_descriptor<P, kAMn>(a_stage, consumer, kk);
@@ -256,8 +255,31 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[P::kAccumulators], c
       mma<P, kAMn, kBMn>(acc, da, db, accumulate);
     }
   }
+}
+
+// One stage for one consumer's 64-row half, as one wgmma group.
+template <typename P, bool kAMn, bool kBMn>
+__device__ __forceinline__ void multiply_stage(float (&acc)[P::kAccumulators], const uint8_t* a_stage,
+                                               const uint8_t* b_stage, int consumer, bool first) {
+  wgmma_fence();
+  fence_accumulators(acc);
+  issue_stage<P, kAMn, kBMn>(acc, a_stage, b_stage, consumer, first);
   wgmma_commit();
   fence_accumulators(acc);
+}
+
+// One stage for both halves of the tile (ping-pong: one warpgroup owns the whole tile).
+template <typename P, bool kAMn, bool kBMn>
+__device__ __forceinline__ void multiply_stage_whole(float (&acc)[2][P::kAccumulators], const uint8_t* a_stage,
+                                                     const uint8_t* b_stage, bool first) {
+  wgmma_fence();
+  fence_accumulators(acc[0]);
+  fence_accumulators(acc[1]);
+  issue_stage<P, kAMn, kBMn>(acc[0], a_stage, b_stage, 0, first);
+  issue_stage<P, kAMn, kBMn>(acc[1], a_stage, b_stage, 1, first);
+  wgmma_commit();
+  fence_accumulators(acc[0]);
+  fence_accumulators(acc[1]);
 }
 
 __device__ __forceinline__ void store_pair(const WgmmaArgs& a, int row, int col, float v0, float v1) {
@@ -378,6 +400,58 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
   });
 }
 
+// Ping-pong (step 05): consumer c takes every other segment of the walk and computes its whole
+// tile (both 64-row halves), so one warpgroup multiplies while the other stores its last tile.
+// The ring is shared in walk order: a consumer steps over the other's stages without waiting.
+// It starts a tile only when the other has finished multiplying its previous one (`turn`): an
+// mbarrier's parity tells apart only consecutive phases, so waiting on a stage many laps ahead
+// of the producer would be satisfied by an earlier lap's data.
+template <typename P, bool kAMn, bool kBMn>
+__device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
+                                  uint64_t* full, uint64_t* empty, uint64_t* turn, int consumer) {
+  const bool releases = threadIdx.x % 32 == 0;  // one arrival per warp of this warpgroup
+  int stage = 0, index = 0, tiles_done = 0;
+  uint32_t phase = 0;
+  float acc[2][P::kAccumulators] = {};  // overwritten by each tile's first wgmma
+  for_each_segment(args, [&](const Segment& seg) {
+    if (index++ % 2 != consumer) {  // the other warpgroup's tile
+      const int advanced = stage + (seg.k_end - seg.k_begin);
+      phase ^= (advanced / P::kStages) & 1;
+      stage = advanced % P::kStages;
+      return;
+    }
+    // Turn n of consumer 1 follows tile n of consumer 0; turn n ≥ 1 of consumer 0 follows tile
+    // n − 1 of consumer 1. Consumer 0 starts its first tile at once.
+    if (consumer == 1 || tiles_done > 0)
+      barrier_wait(&turn[consumer], static_cast<uint32_t>(consumer == 1 ? tiles_done : tiles_done - 1) & 1);
+    int previous = -1;
+    for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
+      barrier_wait(&full[stage], phase);
+      multiply_stage_whole<P, kAMn, kBMn>(acc, ring_a + stage * P::kAStageBytes,
+                                          ring_b + stage * P::kBStageBytes, kt == seg.k_begin);
+      wgmma_wait<1>();
+      if (previous >= 0 && releases) barrier_arrive(&empty[previous]);
+      previous = stage;
+      if (++stage == P::kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+    wgmma_wait<0>();
+    fence_accumulators(acc[0]);
+    fence_accumulators(acc[1]);
+    if (releases) {
+      barrier_arrive(&empty[previous]);
+      barrier_arrive(&turn[1 - consumer]);  // the other warpgroup may multiply now
+    }
+    ++tiles_done;
+    int tm, tn;
+    tile_coords(args, seg.tile, &tm, &tn);
+    store_tile<P>(args, acc[0], tm, tn, 0);
+    store_tile<P>(args, acc[1], tm, tn, 1);
+  });
+}
+
 // ---- the kernel -----------------------------------------------------------------------------------
 
 // `Schedule` (the step's launch: TilePerBlock, Persistent) is part of the instantiation so that
@@ -392,11 +466,15 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   uint8_t* ring_b = ring_a + P::kStages * P::kAStageBytes;
   auto* full = reinterpret_cast<uint64_t*>(ring_b + P::kStages * P::kBStageBytes);
   uint64_t* empty = full + P::kStages;
+  uint64_t* turn = empty + P::kStages;  // ping-pong only: turn[c] opens consumer c's next tile
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
       barrier_init(&full[s], 1);                       // the producer's arrive_expect_bytes
-      barrier_init(&empty[s], P::kConsumers * 4);      // one arrival per consumer warp
+      // One arrival per warp of the warpgroups that read the stage: both, or one (ping-pong).
+      barrier_init(&empty[s], Schedule::kPingPong ? 4 : P::kConsumers * 4);
     }
+    barrier_init(&turn[0], 4);  // one arrival per warp of the other consumer
+    barrier_init(&turn[1], 4);
   }
   __syncthreads();
   const int warpgroup = threadIdx.x / 128;
@@ -405,7 +483,10 @@ __global__ void __launch_bounds__(P::kThreads, 1)
     if (threadIdx.x == 0) produce<P, kAMn, kBMn>(args, maps, ring_a, ring_b, full, empty);
   } else {
     registers_grow<kConsumerRegisters>();
-    consume<P, kAMn, kBMn>(args, ring_a, ring_b, full, empty, warpgroup - 1);
+    if constexpr (Schedule::kPingPong)
+      consume_ping_pong<P, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn, warpgroup - 1);
+    else
+      consume<P, kAMn, kBMn>(args, ring_a, ring_b, full, empty, warpgroup - 1);
   }
 }
 
@@ -487,8 +568,8 @@ inline Status prepare_tf32_operands(const WgmmaView& v, int parts, uint8_t* base
   auto* b_big = reinterpret_cast<float*>(base + a_bytes);
   float* a_small = parts == 2 ? reinterpret_cast<float*>(base + a_bytes / 2) : nullptr;
   float* b_small = parts == 2 ? reinterpret_cast<float*>(base + a_bytes + tf32_part_bytes(v.n, v.k)) : nullptr;
-  TILEKIT_RETURN_IF_ERROR(prepare_tf32_operand(v.a, v.a_mn_major, v.m, v.k, a_big, a_small, stream));
-  TILEKIT_RETURN_IF_ERROR(prepare_tf32_operand(v.b, v.b_mn_major, v.n, v.k, b_big, b_small, stream));
+  TILEKIT_RETURN_IF_ERROR(prepare_tf32_operand(v.a, v.a_mn_major, v.k, a_big, a_small, stream));
+  TILEKIT_RETURN_IF_ERROR(prepare_tf32_operand(v.b, v.b_mn_major, v.k, b_big, b_small, stream));
   out->a = TmaOperand{a_big, v.m, v.k, ld};
   out->b = TmaOperand{b_big, v.n, v.k, ld};
   out->a_small = TmaOperand{a_small, v.m, v.k, ld};
