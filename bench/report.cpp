@@ -34,8 +34,6 @@ Status write_file_atomically(const std::string& path, const std::string& text) {
   return Status::ok();
 }
 
-namespace {
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -45,6 +43,8 @@ std::string csv_field(const std::string& s) {
   }
   return q + "\"";
 }
+
+namespace {
 
 std::string fixed(double v, int digits) {
   std::ostringstream s;
