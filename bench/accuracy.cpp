@@ -243,6 +243,13 @@ std::string scientific(double v, int digits = 2) {
   return s.str();
 }
 
+// "0.32x", "2.1x", "1.4e+04x": a ratio to the baseline.
+std::string times(double v) {
+  std::ostringstream s;
+  s << std::setprecision(2) << v << "x";
+  return s.str();
+}
+
 // The cell of one kernel at one k: its measure, or why there is none.
 std::string cell(const AccuracyRow* r, double AccuracyRow::*measure) {
   if (r == nullptr) return "-";
@@ -277,7 +284,7 @@ const AccuracyRow* find_row(const std::vector<AccuracyRow>& rows, const std::str
 void print_one_table(std::ostream& out, const std::vector<AccuracyRow>& rows, const TableShape& t,
                      double AccuracyRow::*measure, bool with_baseline) {
   out << std::left << std::setw(static_cast<int>(t.width)) << "kernel" << std::right
-      << std::setw(12) << "mode";
+      << std::setw(12) << "types";
   for (int64_t k : t.ks) out << std::setw(10) << ("k=" + std::to_string(k));
   if (with_baseline) out << std::setw(10) << "vs base";
   out << "\n";
@@ -286,15 +293,14 @@ void print_one_table(std::ostream& out, const std::vector<AccuracyRow>& rows, co
     for (const auto& r : rows)
       if (!any && r.kernel == kernel) any = &r;
     out << std::left << std::setw(static_cast<int>(t.width)) << kernel << std::right
-        << std::setw(12) << compute_name(any->types.compute);
+        << std::setw(12) << types_tag(any->types);
     double worst_vs_base = 0;
     for (int64_t k : t.ks) {
       const AccuracyRow* r = find_row(rows, kernel, k);
       out << std::setw(10) << cell(r, measure);
       if (r) worst_vs_base = std::max(worst_vs_base, r->baseline_ratio);
     }
-    if (with_baseline)
-      out << std::setw(10) << (worst_vs_base > 0 ? scientific(worst_vs_base, 1) : "-");
+    if (with_baseline) out << std::setw(10) << (worst_vs_base > 0 ? times(worst_vs_base) : "-");
     out << "\n";
   }
 }
@@ -309,8 +315,10 @@ void print_accuracy_table(std::ostream& out, const std::vector<AccuracyRow>& row
   out << "normwise error max|C - C_ref| / max(|A||B|), C_ref the FP64 product of the FP32 inputs ("
       << first.m << " x k x " << first.n << ", uniform [-1, 1)):\n";
   print_one_table(out, rows, t, &AccuracyRow::normwise_error, true);
+  GemmTypes x3;
+  x3.compute = Compute::kF32x3TF32;
   out << "vs base: the largest ratio, over k, of the normwise error to that of the mode's baseline"
-      << " in this run (" << baseline_kernel_id(backend, GemmTypes{}) << " for f32 and f32_3xtf32)."
+      << " in this run (" << baseline_kernel_id(backend, x3) << " for f32_3xtf32)."
       << "\n\nbound ratio max_ij |C - C_ref|ij / (4 gamma(k+2) (|A||B|)ij), u = 2^-24 "
          "(<= 1: within FP32's elementwise bound):\n";
   print_one_table(out, rows, t, &AccuracyRow::bound_ratio, false);

@@ -269,8 +269,13 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
                                  [&](const GemmKernel* k) { return k->info.types != cfg.types; }),
                   kernels.end());
     if (selected > 0 && kernels.empty() && !auto_row)
-      return not_supported("--kernels '" + globs + "' selects no kernel that implements " +
-                           describe(cfg.types));
+      return not_supported(
+          (globs.empty() ? "no " + std::string(backend_name(ctx.backend)) + " kernel"
+                         : "--kernels '" + globs + "' selects no kernel") +
+          " that implements " + describe(cfg.types) +
+          (globs.empty() && !gpu
+               ? " (the references run only when named: --kernels 'gemm.cpu.reference*')"
+               : ""));
   }
   // The mode's yardstick; it may compute in another mode on the same inputs (SGEMM beside
   // 3xTF32), and then its rows run in its own types against its own reference.
