@@ -8,7 +8,8 @@
 // FP64 product of the FP32 inputs as they are — never rounded to the mode — so each row shows
 // the whole error of its mode, input rounding included. Two measures per kernel and k:
 //   normwise error  max_ij |C − C_ref|ij / max_ij (|A|·|B|)ij
-//   bound ratio     max_ij |C − C_ref|ij / (4·γ(k+2)·(|A|·|B|)ij),  γ(n) = n·u/(1 − n·u), u = 2^-24
+//   bound ratio     max_ij |C − C_ref|ij / (4·γ(k+2)·(|A|·|B|)ij),
+//                   γ(n) = n·u/(1 − n·u), u = 2^-24
 // (issue 12's elementwise bound with alpha = 1, beta = 0: FP32 accuracy means a ratio ≤ 1).
 #pragma once
 

@@ -47,7 +47,8 @@ TEST(Accuracy3xTf32, WithinTwiceSgemmAndTheFp32Bound) {
   const std::string sgemm = bench::baseline_kernel_id(Backend::kCuda, x3_types);
   for (const auto& r : sweep(sgemm + "," + x3)) {
     if (r.outcome == bench::AccuracyOutcome::kSkipped) continue;  // refused on this GPU: said
-    ASSERT_EQ(r.outcome, bench::AccuracyOutcome::kOk) << r.kernel << " k=" << r.k << ": " << r.detail;
+    ASSERT_EQ(r.outcome, bench::AccuracyOutcome::kOk)
+        << r.kernel << " k=" << r.k << ": " << r.detail;
     EXPECT_LE(r.bound_ratio, 1.0) << r.kernel << " k=" << r.k;
     if (r.types.compute != Compute::kF32x3TF32) continue;
     EXPECT_GT(r.baseline_ratio, 0) << r.kernel << " k=" << r.k << ": SGEMM did not run";
@@ -63,7 +64,8 @@ TEST(AccuracyF32, EveryFp32KernelWithinTheBound) {
   if (f32.empty()) GTEST_SKIP() << "no CUDA f32 kernel is registered";
   for (const auto& r : sweep(f32)) {
     if (r.outcome == bench::AccuracyOutcome::kSkipped) continue;
-    ASSERT_EQ(r.outcome, bench::AccuracyOutcome::kOk) << r.kernel << " k=" << r.k << ": " << r.detail;
+    ASSERT_EQ(r.outcome, bench::AccuracyOutcome::kOk)
+        << r.kernel << " k=" << r.k << ": " << r.detail;
     EXPECT_LE(r.bound_ratio, 1.0) << r.kernel << " k=" << r.k;
   }
 }

@@ -175,7 +175,8 @@ TEST(CudaSuite, TakesEveryCudaKernelAndTheCasesEveryModeNeeds) {
     if (k.info.backend == Backend::kCuda)
       EXPECT_NE(std::find(in_suite.begin(), in_suite.end(), &k), in_suite.end()) << k.info.id;
   if (built_with_cuda())
-    for (const char* id : {"gemm.cuda.cublas.bf16", "gemm.cuda.cublas.f16", "gemm.cuda.cublas.f32_tf32"}) {
+    for (const char* id :
+         {"gemm.cuda.cublas.bf16", "gemm.cuda.cublas.f16", "gemm.cuda.cublas.f32_tf32"}) {
       const GemmKernel* k = Registry::instance().find_gemm(id);
       ASSERT_NE(k, nullptr) << id;
       EXPECT_NE(std::find(in_suite.begin(), in_suite.end(), k), in_suite.end()) << id;

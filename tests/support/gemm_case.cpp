@@ -158,7 +158,8 @@ CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel
       ++r.guard_violations;
   const std::vector<float> c_out = decode(sc.host, c_type);
   // auto runs tilekit's own kernels, which round inputs to nearest as the reference does.
-  const InputRounding input_rounding = kernel ? kernel->info.input_rounding : InputRounding::kNearest;
+  const InputRounding input_rounding =
+      kernel ? kernel->info.input_rounding : InputRounding::kNearest;
   r.check = check_gemm_result(c_out.data() + guard, p.ldc, p.layout, ref, p.k,
                               check_options_for(p.types, c.exact, input_rounding));
   return r;

@@ -34,7 +34,8 @@ Status parse_ks(const std::string& text, std::vector<int64_t>* out) {
     if (k < 1) return invalid_argument("--k: '" + piece + "' is not at least 1");
     out->push_back(k);
   }
-  if (out->empty() || text.back() == ',') return invalid_argument("--k: '" + text + "' is not a list of k");
+  if (out->empty() || text.back() == ',')
+    return invalid_argument("--k: '" + text + "' is not a list of k");
   return Status::ok();
 }
 
@@ -58,7 +59,8 @@ int run_accuracy_command(const AccuracyOptions& o) {
   if (tty) std::cerr << "\r\033[K" << std::flush;
   if (!run && rows.empty()) return fail(run);
   bench::print_accuracy_table(std::cout, rows, cfg.ctx.backend);
-  if (!o.csv.empty() && !(s = bench::write_accuracy_csv(o.csv, rows, command_line()))) return fail(s);
+  if (!o.csv.empty() && !(s = bench::write_accuracy_csv(o.csv, rows, command_line())))
+    return fail(s);
   if (!o.json.empty() && !(s = bench::write_accuracy_json(o.json, rows, command_line())))
     return fail(s);
   if (!run) return fail(run);

@@ -239,8 +239,8 @@ Status check_result(const Context& ctx, const HostProblem& h, const DeviceProble
   } else {
     inputs.c = h.p.beta != 0.0f ? const_cast<float*>(h.c0.data()) : const_cast<float*>(h.c.data());
   }
-  return verify_gemm_result(ctx, inputs, h.c.data(), check_options_for(inputs.types, false, rounding),
-                            check);
+  return verify_gemm_result(ctx, inputs, h.c.data(),
+                            check_options_for(inputs.types, false, rounding), check);
 }
 
 int run_gemm(const GemmCommandOptions& o) {
