@@ -5,6 +5,7 @@
 #   3. compute-sanitizer memcheck, racecheck and synccheck over a small-size subset of the GPU
 #      tests
 #   4. a short benchmark: `tilekit bench gemm --sizes 1024,4096 --kernels 'gemm.cuda.*'`
+#   5. the accuracy table: `tilekit accuracy --kernels 'gemm.cuda.*'` (k = 16 … 16384)
 # and prints a summary table last. Full logs go to $OUT (or ./gpu-check-logs).
 #
 # Usage: scripts/gpu-check.sh [BIN_DIR]   (default build/bin; the folder with tilekit and the
@@ -15,6 +16,7 @@ BIN=${1:-build/bin}
 LOGS=${OUT:-gpu-check-logs}
 BENCH_SIZES=${BENCH_SIZES:-1024,4096}
 BENCH_KERNELS=${BENCH_KERNELS:-gemm.cuda.*}
+ACCURACY_KERNELS=${ACCURACY_KERNELS:-gemm.cuda.*}
 mkdir -p "$LOGS"
 export TILEKIT_REQUIRE_GPU=1
 declare -a summary
@@ -51,9 +53,15 @@ fi
 step "bench gemm" bench.log "$BIN/tilekit" bench gemm --sizes "$BENCH_SIZES" \
   --kernels "$BENCH_KERNELS" --csv "$LOGS/bench.csv" --json "$LOGS/bench.json"
 
+step "accuracy" accuracy.log "$BIN/tilekit" accuracy --kernels "$ACCURACY_KERNELS" \
+  --csv "$LOGS/accuracy.csv" --json "$LOGS/accuracy.json"
+
 echo
 echo "---- benchmark ----"
 grep -v '^==' "$LOGS/bench.log"
+echo
+echo "---- accuracy ----"
+grep -v '^==' "$LOGS/accuracy.log"
 echo
 echo "---- GPU test summary ----"
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests? ran' "$LOGS/gpu-tests.log" | tail -5
