@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# hopper-targets.sh — issue 12's Hopper tensor-core targets, measured in one go on the H200:
+# `tilekit bench gemm` per compute mode over the target sizes, each mode's kernels beside its
+# same-run baseline (cuBLAS BF16, cuBLAS TF32, and cuBLAS SGEMM for 3xTF32), then the four ops
+# and both layouts at 4096, the accuracy table, and one table of the best own kernel against its
+# baseline and the target, met or not.
+#
+# Usage: scripts/hopper-targets.sh [BIN_DIR]   (default build/bin). CSVs and logs go to $OUT (or
+#        ./hopper-targets-logs); the tables are printed last and written to targets.md there.
+#        KERNELS (default: every CUDA kernel of the mode) narrows the own kernels, e.g.
+#        KERNELS='gemm.cuda.12*'; the mode's baseline is always added.
+set -uo pipefail
+BIN=${1:-build/bin}
+LOGS=${OUT:-hopper-targets-logs}
+KERNELS=${KERNELS:-}
+mkdir -p "$LOGS"
+declare -A MODE_ARGS=([bf16]="--dtype bf16" [tf32]="--compute tf32" [f32_3xtf32]="--compute f32_3xtf32")
+run() {  # run NAME MODE ARGS... : one bench invocation, CSV kept
+  local name=$1 mode=$2; shift 2
+  local kernels=()
+  [ -n "$KERNELS" ] && kernels=(--kernels "$KERNELS")
+  echo "== $name: tilekit bench gemm ${MODE_ARGS[$mode]} ${kernels[*]} $*" | tee "$LOGS/$name.log"
+  # shellcheck disable=SC2086  # MODE_ARGS holds two words on purpose
+  "$BIN/tilekit" bench gemm ${MODE_ARGS[$mode]} "${kernels[@]}" --csv "$LOGS/$name.csv" "$@" \
+    >>"$LOGS/$name.log" 2>&1 || echo "   (exit $?)"
+}
+for mode in bf16 tf32 f32_3xtf32; do
+  run "$mode" "$mode" --sizes 2048,4096,4097,8192,8193 --max-time 0.5
+  run "${mode}_NT" "$mode" --sizes 4096 --trans-b --max-time 0.5
+  run "${mode}_TN" "$mode" --sizes 4096 --trans-a --max-time 0.5
+  run "${mode}_TT" "$mode" --sizes 4096 --trans-a --trans-b --max-time 0.5
+  run "${mode}_colNN" "$mode" --sizes 4096 --layout col --max-time 0.5
+done
+echo "== accuracy" | tee "$LOGS/accuracy.log"
+"$BIN/tilekit" accuracy --kernels 'gemm.cuda.*' --csv "$LOGS/accuracy.csv" >>"$LOGS/accuracy.log" 2>&1 \
+  || echo "   (exit $?)"
+python3 - "$LOGS" <<'PY' | tee "$LOGS/targets.md"
+import csv, os, sys
+logs = sys.argv[1]
+# Issue 12: the best own kernel over the mode's same-run baseline, at least this much.
+TARGETS = {"bf16": {"2048": 0.9, "4096": 1.0, "8192": 1.0, "4097": 4.0, "8193": 4.0},
+           "tf32": {"4096": 1.0, "8192": 1.0, "4097": 3.0},
+           "f32_3xtf32": {"4096": 2.0, "8192": 2.0, "4097": 2.2}}
+
+def rows(name):
+    path = os.path.join(logs, name + ".csv")
+    return [r for r in csv.DictReader(open(path)) if r["outcome"] == "ok"] if os.path.exists(path) else []
+
+def best_and_base(at):
+    # The baseline row is the one at 100% (cuBLAS); the own kernels are the others.
+    base = [r for r in at if r["kernel"].startswith("gemm.cuda.cublas")]
+    own = [r for r in at if not r["kernel"].startswith("gemm.cuda.cublas")]
+    return (max(own, key=lambda r: float(r["gflops"])) if own else None), (base[0] if base else None)
+
+print("| mode | size | baseline | GFLOP/s | best own kernel | GFLOP/s | own / base | target | |")
+print("|---|---|---|---|---|---|---|---|---|")
+for mode, targets in TARGETS.items():
+    got = rows(mode)
+    for size in dict.fromkeys(r["size"] for r in got):
+        best, base = best_and_base([r for r in got if r["size"] == size])
+        if not best or not base:
+            print(f"| {mode} | {size} | {base['kernel'] if base else '-'} | | (no own kernel ran) | | | | |")
+            continue
+        ratio = float(best["gflops"]) / float(base["gflops"])
+        target = targets.get(size)
+        verdict = "" if target is None else ("met" if ratio >= target else "**missed**")
+        print(f"| {mode} | {size} | `{base['kernel'].replace('gemm.cuda.', '')}` | {float(base['gflops']):,.0f} "
+              f"| `{best['kernel'].replace('gemm.cuda.', '')}` | {float(best['gflops']):,.0f} | {ratio:.2f}× "
+              f"| {'' if target is None else f'≥ {target}×'} | {verdict} |")
+print()
+print("All four ops and both layouts at 4096 within 10% of NN (best own kernel, GFLOP/s):")
+print()
+print("| mode | NN | NT | TN | TT | col NN | worst / NN | |")
+print("|---|---|---|---|---|---|---|---|")
+for mode in TARGETS:
+    nn, _ = best_and_base([r for r in rows(mode) if r["size"] == "4096"])
+    cells, worst, measured = [], None, 0
+    for variant in ("NT", "TN", "TT", "colNN"):
+        b, _ = best_and_base(rows(f"{mode}_{variant}"))
+        cells.append(f"{float(b['gflops']):,.0f}" if b else "-")
+        if b and nn:
+            measured += 1
+            r = float(b["gflops"]) / float(nn["gflops"])
+            worst = r if worst is None else min(worst, r)
+    # A verdict only when every op and layout ran.
+    verdict = "" if measured < 4 else ("met" if worst >= 0.9 else "**missed**")
+    print(f"| {mode} | {float(nn['gflops']):,.0f} | " if nn else f"| {mode} | - | ", end="")
+    print(" | ".join(cells) + f" | {'-' if worst is None else f'{worst:.2f}'} | {verdict} |")
+PY
+echo
+grep -v '^==' "$LOGS/accuracy.log"
