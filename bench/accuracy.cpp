@@ -195,7 +195,10 @@ Status run_accuracy(const AccuracyConfig& cfg, std::vector<AccuracyRow>* rows) {
     const int64_t k = cfg.ks[ki];
     if (cfg.progress) cfg.progress(done, total, "reference for k = " + std::to_string(k));
     KInputs in;
-    TILEKIT_RETURN_IF_ERROR(make_inputs(cfg, k, cfg.seed + ki, &in));
+    if (Status s = make_inputs(cfg, k, cfg.seed + ki, &in); !s) {
+      stopped = Status(s.code(), "k = " + std::to_string(k) + ": " + s.message());
+      break;  // the rows of the k before are kept
+    }
     for (const GemmKernel* kernel : kernels) {
       if (cfg.cancel && cfg.cancel->load()) {
         stopped = Status(StatusCode::kCancelled, "interrupted");

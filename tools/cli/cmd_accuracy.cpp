@@ -81,7 +81,9 @@ void add_accuracy_command(CLI::App& app, int* exit_code) {
                   "globs on kernel ids, comma-separated, each matching a kernel of the backend "
                   "(default: every GEMM kernel of the backend except the references)")
       ->check(non_empty());
-  cmd->add_option("--k", o->ks, "the inner dimensions, comma-separated")->capture_default_str();
+  cmd->add_option("--k", o->ks, "the inner dimensions, comma-separated")
+      ->check(non_empty())
+      ->capture_default_str();
   cmd->add_option("--m", o->m, "rows of C")->transform(integer_in_range(1, INT64_MAX))
       ->capture_default_str();
   cmd->add_option("--n", o->n, "columns of C")->transform(integer_in_range(1, INT64_MAX))
