@@ -1,6 +1,8 @@
-// Every registered CUDA GEMM kernel, and gemm("auto") on the GPU, against the double reference:
-// sizes around tile edges, non-square mixes, both layouts, all ops, alpha/beta variety, NaN in
-// C with beta = 0, sentinel bands around C. Skips without a GPU (fails if TILEKIT_REQUIRE_GPU=1).
+// Every registered CUDA GEMM kernel, of every type and compute mode, and gemm("auto") on the GPU,
+// against the double reference: sizes around tile edges, non-square mixes, both layouts, all ops,
+// alpha/beta variety, NaN in C with beta = 0, sentinel bands around C, padded leading dimensions,
+// operands on and off a 16-byte boundary, exact small integers (exact in BF16 and TF32 too).
+// Skips without a GPU (fails if TILEKIT_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
