@@ -110,24 +110,36 @@ bool take_auto(std::string* spec) {
   return found;
 }
 
+// True when the references of problems of types x and y are the same numbers: the same stored
+// inputs, rounded the same way before they are multiplied (f32 and f32_3xtf32 share one).
+bool same_reference(const GemmTypes& x, const GemmTypes& y) {
+  auto rounding = [](const GemmTypes& t) {
+    if (t.compute == Compute::kTF32) return 1;
+    return t.compute == Compute::kBF16 && t.a == DType::kF32 ? 2 : 0;
+  };
+  return baseline_joins(x, y) && rounding(x) == rounding(y);
+}
+
 // What one shape holds at once: the operands and C twice (C0 and the kernel's C) in float, and
-// the reference's value and magnitude in double — on the host, and on a GPU its device copies.
-MemoryPlan shape_memory(const GemmShape& s, bool host) {
+// `references` references' value and magnitude in double — on the host, and on a GPU its
+// device copies (one reference at a time: each is copied back as it is computed).
+MemoryPlan shape_memory(const GemmShape& s, bool host, int references) {
   MemoryPlan plan;
   plan.add("A", s.m, s.k, sizeof(float));
   plan.add("B", s.k, s.n, sizeof(float));
   plan.add("C and C0", s.m, s.n, 2 * sizeof(float));
-  plan.add(host ? "the reference" : "the reference (on the GPU)", s.m, s.n, 2 * sizeof(double));
+  plan.add(host ? "the reference" : "the reference (on the GPU)", s.m, s.n,
+           (host ? references : 1) * 2 * sizeof(double));
   return plan;
 }
 
 // Every shape must fit before the first one runs: a sweep must not run for minutes and then
 // die at its largest size.
-Status check_sweep_memory(const GemmBenchConfig& cfg) {
+Status check_sweep_memory(const GemmBenchConfig& cfg, int references) {
   for (const GemmShape& shape : cfg.shapes) {
-    Status s = shape_memory(shape, true).check_host();
+    Status s = shape_memory(shape, true, references).check_host();
     if (s && cfg.ctx.backend == Backend::kCuda)
-      s = shape_memory(shape, false).check_device(cfg.ctx.device);
+      s = shape_memory(shape, false, references).check_device(cfg.ctx.device);
     if (!s) return Status(s.code(), "size " + shape.str() + ": " + s.message());
   }
   return Status::ok();
@@ -221,8 +233,19 @@ Status record_error_row(const Status& s, BenchRow row, std::vector<BenchRow>* ro
   return Status::ok();
 }
 
-std::string baseline_kernel_id(Backend backend) {
-  return backend == Backend::kCuda ? "gemm.cuda.cublas.f32" : "gemm.cpu.openblas.f32";
+std::string baseline_kernel_id(Backend backend, const GemmTypes& types) {
+  if (backend != Backend::kCuda) return "gemm.cpu.openblas.f32";
+  GemmTypes yardstick;  // f32 inputs: pedantic SGEMM unless the mode is tf32
+  if (types.a != DType::kF32) {
+    yardstick = GemmTypes{types.a, types.a, DType::kF32, Compute::kBF16};
+  } else if (types.compute == Compute::kTF32) {
+    yardstick.compute = Compute::kTF32;
+  }
+  return "gemm.cuda.cublas." + types_tag(yardstick);
+}
+
+bool baseline_joins(const GemmTypes& baseline, const GemmTypes& sweep) {
+  return baseline.a == sweep.a && baseline.b == sweep.b && baseline.c == sweep.c;
 }
 
 Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
@@ -246,13 +269,25 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
                                  [&](const GemmKernel* k) { return k->info.types != cfg.types; }),
                   kernels.end());
     if (selected > 0 && kernels.empty() && !auto_row)
-      return not_supported("--kernels '" + globs + "' selects no kernel that implements " +
-                           describe(cfg.types));
+      return not_supported(
+          (globs.empty() ? "no " + std::string(backend_name(ctx.backend)) + " kernel"
+                         : "--kernels '" + globs + "' selects no kernel") +
+          " that implements " + describe(cfg.types) +
+          (globs.empty() && !gpu
+               ? " (the references run only when named: --kernels 'gemm.cpu.reference*')"
+               : ""));
   }
-  const GemmKernel* baseline = registry.find_gemm(baseline_kernel_id(ctx.backend));
-  if (cfg.add_baseline && baseline && baseline->info.types == cfg.types &&
+  // The mode's yardstick; it may compute in another mode on the same inputs (SGEMM beside
+  // 3xTF32), and then its rows run in its own types against its own reference.
+  const std::string base_id = baseline_kernel_id(ctx.backend, cfg.types);
+  const GemmKernel* baseline = registry.find_gemm(base_id);
+  if (cfg.add_baseline && baseline && baseline_joins(baseline->info.types, cfg.types) &&
       std::find(kernels.begin(), kernels.end(), baseline) == kernels.end())
     kernels.insert(kernels.begin(), baseline);
+  const bool baseline_runs =
+      baseline && std::find(kernels.begin(), kernels.end(), baseline) != kernels.end();
+  const bool baseline_own_reference =
+      baseline_runs && !same_reference(baseline->info.types, cfg.types);
   if (auto_row) kernels.push_back(nullptr);
   if (kernels.empty())
     return invalid_argument("--kernels: nothing to run on the " +
@@ -260,7 +295,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
   for (const GemmShape& shape : cfg.shapes)
     if (Status s = check_shape_fits(shape); !s)
       return Status(s.code(), "size " + shape.str() + ": " + s.message());
-  TILEKIT_RETURN_IF_ERROR(check_sweep_memory(cfg));
+  TILEKIT_RETURN_IF_ERROR(check_sweep_memory(cfg, baseline_own_reference ? 2 : 1));
 
   std::unique_ptr<SampleTimer> timer;
   if (gpu) {
@@ -324,8 +359,17 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       ref_p.c = x.c0.data();
     }
     if (cfg.progress) cfg.progress(done, total, "reference for " + shape.str());
-    GemmReference ref;
+    GemmReference ref, base_ref;
     TILEKIT_RETURN_IF_ERROR(compute_gemm_reference(ctx, ref_p, &ref));
+    // The baseline's problem: the same operands in its own types (C is f32 in both).
+    GemmProblem base_p = p;
+    if (baseline_runs) base_p.types = baseline->info.types;
+    if (baseline_own_reference) {
+      GemmProblem base_ref_p = ref_p;
+      base_ref_p.types = base_p.types;
+      if (cfg.progress) cfg.progress(done, total, "reference for " + base_id + " " + shape.str());
+      TILEKIT_RETURN_IF_ERROR(compute_gemm_reference(ctx, base_ref_p, &base_ref));
+    }
 
     // C before a run: C0 when beta != 0, else NaN (a kernel must neither read it nor skip any
     // element; both show up as NaN in the check).
@@ -356,7 +400,10 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       const GemmKernel* kernel = nullptr;
       std::string reason;
       Status can = resolve_row_kernel(listed, cfg, p, &kernel, &reason);
-      if (can) can = can_run(*kernel, p, device);
+      const bool is_baseline_row = listed != nullptr && listed == baseline;
+      const GemmProblem& run_p = is_baseline_row ? base_p : p;
+      const GemmReference& run_ref = is_baseline_row && baseline_own_reference ? base_ref : ref;
+      if (can) can = can_run(*kernel, run_p, device);
       if (!can) {
         row.outcome = RowOutcome::kSkipped;
         row.detail = can.message();
@@ -367,15 +414,16 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       if (!listed) row.resolved = kernel->info.id;
       // 1. Verify on this exact problem before timing it.
       Status s = reset_c();
-      if (s) s = run_gemm_kernel(*kernel, ctx, p);
+      if (s) s = run_gemm_kernel(*kernel, ctx, run_p);
       if (s) s = device_synchronize(ctx);
       if (s && gpu) s = x.d_c.download(x.c.data(), x.c.size(), ctx.stream);
       if (!s) {
         TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
-      const GemmCheck check = check_gemm_result(x.c.data(), p.ldc, p.layout, ref, p.k,
-                                                check_options_for(p.types, false));
+      const GemmCheck check =
+          check_gemm_result(x.c.data(), p.ldc, p.layout, run_ref, p.k,
+                            check_options_for(run_p.types, false, kernel->info.input_rounding));
       row.verification = check.summary();
       row.max_rel_error = check.max_rel_error;
       if (!check.passed) {
@@ -387,10 +435,10 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       // 2. Time it: checks, workspace and initialize once, outside the timed window, which
       // holds only the kernel's launch.
       Workspace ws;
-      s = prepare_gemm_kernel(*kernel, ctx, p, &ws);
+      s = prepare_gemm_kernel(*kernel, ctx, run_p, &ws);
       if (s)
-        s = measure(*timer, [&] { return kernel->launch(p, ctx, ws); }, cfg.timing, cfg.cancel,
-                    &row.timing);
+        s = measure(*timer, [&] { return kernel->launch(run_p, ctx, ws); }, cfg.timing,
+                    cfg.cancel, &row.timing);
       if (!s) {
         TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
@@ -401,8 +449,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       row.gflops = row.timing.median_s > 0 ? row.flops / row.timing.median_s / 1e9 : 0;
       rows->push_back(row);
     }
-    // Ratios against the baseline measured at this shape in this run.
-    const std::string base_id = baseline_kernel_id(ctx.backend);
+    // Ratios against the mode's baseline measured at this shape in this run.
     double base = 0;
     for (const auto& r : *rows)
       if (r.kernel == base_id && r.shape.m == shape.m && r.shape.n == shape.n &&

@@ -34,8 +34,6 @@ Status write_file_atomically(const std::string& path, const std::string& text) {
   return Status::ok();
 }
 
-namespace {
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -45,6 +43,8 @@ std::string csv_field(const std::string& s) {
   }
   return q + "\"";
 }
+
+namespace {
 
 std::string fixed(double v, int digits) {
   std::ostringstream s;
@@ -166,8 +166,12 @@ void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows,
   const bool gemm = rows.empty() || rows.front().op == "gemm";
   if (gemm) {
     print_gemm_rows(out, rows, w);
+    const bool baseline_ran = std::any_of(rows.begin(), rows.end(), [&](const BenchRow& r) {
+      return r.kernel == baseline_id && r.outcome == RowOutcome::kOk;
+    });
     out << "% base: GFLOP/s relative to " << baseline_id
-        << " at the same size in this run; noise: half the interquartile range over the median.\n";
+        << (baseline_ran ? " at the same size in this run" : " (not in this run)")
+        << "; noise: half the interquartile range over the median.\n";
   } else {
     print_memory_rows(out, rows, w);
     out << "GB/s: bytes read + written once over the median time; % copy: relative to "

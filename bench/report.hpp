@@ -38,6 +38,8 @@ Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& row
                        const Environment& env);
 Status write_bench_json(const std::string& path, const std::vector<BenchRow>& rows,
                         const Environment& env);
+// A CSV field: as is, or quoted (quotes doubled) when it holds a comma, quote or newline.
+std::string csv_field(const std::string& s);
 // Writes text to path through a temporary file renamed into place.
 Status write_file_atomically(const std::string& path, const std::string& text);
 

@@ -5,6 +5,7 @@
 #   3. compute-sanitizer memcheck, racecheck and synccheck over a small-size subset of the GPU
 #      tests
 #   4. a short benchmark: `tilekit bench gemm --sizes 1024,4096 --kernels 'gemm.cuda.*'`
+#   5. the accuracy table: `tilekit accuracy --kernels 'gemm.cuda.*'` (k = 16 … 16384)
 # and prints a summary table last. Full logs go to $OUT (or ./gpu-check-logs).
 #
 # Usage: scripts/gpu-check.sh [BIN_DIR]   (default build/bin; the folder with tilekit and the
@@ -15,6 +16,7 @@ BIN=${1:-build/bin}
 LOGS=${OUT:-gpu-check-logs}
 BENCH_SIZES=${BENCH_SIZES:-1024,4096}
 BENCH_KERNELS=${BENCH_KERNELS:-gemm.cuda.*}
+ACCURACY_KERNELS=${ACCURACY_KERNELS:-gemm.cuda.*}
 mkdir -p "$LOGS"
 export TILEKIT_REQUIRE_GPU=1
 declare -a summary
@@ -37,7 +39,7 @@ step "CPU tests (on this machine)" cpu-tests.log "$BIN/tilekit_cpu_tests" --gtes
 
 if command -v compute-sanitizer >/dev/null 2>&1; then
   # Small sizes only: the sanitizer slows kernels down by orders of magnitude.
-  SMALL='*_exact:*__row_NN_33x33x33:*__row_TN_132x68x260_*:*__col_NN_7x130x2053_pad:*__row_NN_36x44x4100_*:*__row_NN_65x65x65:*__col_TT_64x33x63_*:*__row_NT_129x65x128_*:CudaGemm.*:CudaReference.*:Device.MemoryRoundTrip:*CudaTranspose*__31x33:*CudaTranspose*__128x96_pad1_0:*CudaTranspose*__4097x17:*CudaDot*__n4097_mixed:*CudaDot*__n1001_mixed_off1:*CudaCopy*__n4097_*'
+  SMALL='*__row_NN_*_beta2*_exact:*__row_NN_33x33x33:*__row_TN_132x68x260_*:*__col_NN_7x130x2053_pad:*__row_NN_36x44x4100_*:*__row_NN_65x65x65:*__col_TT_64x33x63_*:*__row_NT_129x65x128_*:CudaGemm.*:CudaReference.*:Device.MemoryRoundTrip:*CudaTranspose*__31x33:*CudaTranspose*__128x96_pad1_0:*CudaTranspose*__4097x17:*CudaDot*__n4097_mixed:*CudaDot*__n1001_mixed_off1:*CudaCopy*__n4097_*'
   step "memcheck (small sizes)" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
     --leak-check full "$BIN/tilekit_gpu_tests" --gtest_filter="$SMALL" --gtest_brief=1
   step "racecheck (small sizes)" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
@@ -51,9 +53,15 @@ fi
 step "bench gemm" bench.log "$BIN/tilekit" bench gemm --sizes "$BENCH_SIZES" \
   --kernels "$BENCH_KERNELS" --csv "$LOGS/bench.csv" --json "$LOGS/bench.json"
 
+step "accuracy" accuracy.log "$BIN/tilekit" accuracy --kernels "$ACCURACY_KERNELS" \
+  --csv "$LOGS/accuracy.csv" --json "$LOGS/accuracy.json"
+
 echo
 echo "---- benchmark ----"
 grep -v '^==' "$LOGS/bench.log"
+echo
+echo "---- accuracy ----"
+grep -v '^==' "$LOGS/accuracy.log"
 echo
 echo "---- GPU test summary ----"
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests? ran' "$LOGS/gpu-tests.log" | tail -5

@@ -45,6 +45,10 @@ struct KernelInfo {
   Backend backend = Backend::kCpu;
   std::string dtype;         // the id's type segment: "f32", "f32_tf32", "bf16", "f64acc"
   GemmTypes types;           // GEMM: the (A, B, C, compute) it implements, nothing else
+  // GEMM: how it rounds FP32 inputs for a tf32/bf16/3xtf32 mode (types.hpp). kNearest for every
+  // own kernel (a registry test holds them to it); only a vendor kernel may declare kFaithful,
+  // and verification then widens that kernel's bound by reference_input_gap().
+  InputRounding input_rounding = InputRounding::kNearest;
   std::string family;        // "ladder", "simt", "sm90", "cpu", "vendor", "reference", ...
   int step = 0;              // ladder step (0 = reference or baseline)
   std::string tile;          // human-readable tile description, "" when not tiled

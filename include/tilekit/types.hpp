@@ -98,4 +98,24 @@ inline float round_for_compute(float x, DType stored, Compute compute) {
 // factor) to the FP32 accumulation's γ(k).
 double input_unit_roundoff(DType stored, Compute compute);
 
+// How a kernel rounds FP32 inputs into the narrower format its mode multiplies (TF32, BF16,
+// the two TF32 parts of 3xTF32). tilekit's own kernels round to nearest, as the mode and the
+// reference define it; a vendor kernel whose conversion tilekit does not control (cuBLAS's
+// CUBLAS_COMPUTE_32F_FAST_TF32 on Hopper keeps TF32's bits without rounding to nearest) declares
+// kFaithful: either neighbour in the narrower format, truncation included.
+enum class InputRounding {
+  kNearest,   // as round_for_compute(): TF32 nearest ties away, BF16 nearest even
+  kFaithful,  // one of the two neighbours: off by less than one unit in the last place
+};
+const char* input_rounding_name(InputRounding r);  // "nearest", "faithful"
+
+// How far, relative to the input, one input as a kernel of `rounding` multiplies it may lie from
+// the input as the reference multiplies it (the reference rounds to nearest): what verification
+// adds, per factor, to the FP32 accumulation bound. Nearest: 0, except 3xTF32's 2^-21 (the
+// reference does not model the split). Faithful: one unit in the last place of the narrower
+// format, 2^-10 for TF32 and 2^-7 for FP32 rounded to BF16 (TF32 and BF16 keep 10 and 7 bits);
+// 3xTF32 split by truncation: 2^-19 (each part off by 2^-20, the dropped small·small 2^-20).
+// Inputs used as stored (f32 mode, 16-bit storage in bf16 mode) are exact either way: 0.
+double reference_input_gap(DType stored, Compute compute, InputRounding rounding);
+
 }  // namespace tilekit

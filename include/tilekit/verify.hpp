@@ -46,17 +46,20 @@ double dot_error_bound_factor(int64_t n);
 struct CheckOptions {
   double safety = 2.0;  // c in the bound above
   bool exact = false;   // bit-for-bit equality (small-integer inputs)
-  // Relative error of each input beyond what the reference models (input_unit_roundoff(): the
-  // 3xTF32 split); adds 2·input_roundoff·magnitude to the bound.
+  // Relative error of each input beyond what the reference models (reference_input_gap(): the
+  // 3xTF32 split, a vendor kernel's faithful rounding); adds 2·input_roundoff·magnitude.
   double input_roundoff = 0.0;
   // The type C is stored in: a bf16 C adds its rounding (2^-8 relative) to the bound, and in
   // exact mode the reference is rounded to it before the bit-for-bit comparison.
   DType c_type = DType::kF32;
 };
 
-// The options that check a result computed with `types` (the reference already rounds inputs
-// as TF32 and BF16 modes do; 3xTF32 and a bf16 C add their own terms).
-CheckOptions check_options_for(const GemmTypes& types, bool exact);
+// The options that check a result computed with `types` by a kernel that rounds its inputs as
+// `rounding` says (KernelInfo::input_rounding). The reference already rounds inputs to nearest
+// as the TF32 and BF16 modes do; 3xTF32, a faithfully rounding vendor kernel and a bf16 C add
+// their own terms. tilekit's own kernels round to nearest: their bound is never widened.
+CheckOptions check_options_for(const GemmTypes& types, bool exact,
+                               InputRounding rounding = InputRounding::kNearest);
 
 struct GemmCheck {
   bool passed = true;

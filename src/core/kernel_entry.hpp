@@ -20,6 +20,7 @@ struct EntrySpec {
   std::string name;          // the id's third segment: "05_register_blocked", "cublas"
   int step = 0;              // ladder step, 0 for references and baselines
   GemmTypes types;           // GEMM: what it implements; the id's type segment comes from it
+  InputRounding input_rounding = InputRounding::kNearest;  // GEMM: vendor kernels may differ
   std::string dtype;         // other ops: the id's type segment ("f32", "f64acc"); default f32
   std::string suffix;        // the policy's segment ("64x64x16_t4x4"), "" for none
   TileDesc tiling;           // structured tile (the policy's)
@@ -46,6 +47,7 @@ Kernel<P> make_entry(const EntrySpec& s) {
   i.op = op_name<P>();
   i.backend = s.backend;
   i.types = s.types;
+  i.input_rounding = s.input_rounding;
   i.dtype = i.op == "gemm" ? types_tag(s.types) : (s.dtype.empty() ? "f32" : s.dtype);
   i.id = i.op + "." + backend_name(s.backend) + "." + s.name + "." + i.dtype +
          (s.suffix.empty() ? "" : "." + s.suffix);

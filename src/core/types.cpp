@@ -145,4 +145,20 @@ double input_unit_roundoff(DType stored, Compute compute) {
   return 0.0;
 }
 
+const char* input_rounding_name(InputRounding r) {
+  return r == InputRounding::kNearest ? "nearest" : "faithful";
+}
+
+double reference_input_gap(DType stored, Compute compute, InputRounding rounding) {
+  const bool faithful = rounding == InputRounding::kFaithful;
+  switch (compute) {
+    case Compute::kF32: return 0.0;
+    case Compute::kTF32: return faithful ? std::ldexp(1.0, -10) : 0.0;
+    case Compute::kF32x3TF32: return std::ldexp(1.0, faithful ? -19 : -21);
+    case Compute::kBF16:
+      return faithful && stored == DType::kF32 ? std::ldexp(1.0, -7) : 0.0;
+  }
+  return 0.0;
+}
+
 }  // namespace tilekit

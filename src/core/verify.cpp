@@ -59,7 +59,8 @@ class GemmCheckAccumulator {
   GemmCheckAccumulator(int64_t k, const CheckOptions& options)
       // Rounding of alpha·sum and of beta·C0 and the final add: k + 2 roundings at most. The
       // tiny absolute term covers results that underflow into the subnormal range.
-      // 3xTF32 adds its split's error per input; a bf16 C adds its own rounding.
+      // 3xTF32's split and a faithfully rounding vendor kernel add their input error per
+      // factor; a bf16 C adds its own rounding.
       : gamma_(options.safety * (gamma_bound(k + 2) + 2.0 * options.input_roundoff)),
         output_u_(options.safety *
                   (options.c_type == DType::kBF16 ? std::ldexp(1.0, -8) : 0.0)),
@@ -178,11 +179,10 @@ Status verify_gemm_result(const Context& ctx, const GemmProblem& inputs, const f
   return Status::ok();
 }
 
-CheckOptions check_options_for(const GemmTypes& types, bool exact) {
+CheckOptions check_options_for(const GemmTypes& types, bool exact, InputRounding rounding) {
   CheckOptions o;
   o.exact = exact;
-  o.input_roundoff =
-      types.compute == Compute::kF32x3TF32 ? input_unit_roundoff(types.a, types.compute) : 0.0;
+  o.input_roundoff = reference_input_gap(types.a, types.compute, rounding);
   o.c_type = types.c;
   return o;
 }

@@ -506,6 +506,62 @@ class Cli(unittest.TestCase):
         self.assertEqual(len(doc["rows"]), len(rows))
         self.assertEqual(doc["environment"]["backend"], "cpu")
 
+    def test_bench_compute_modes_compare_with_the_modes_baseline(self):
+        # f32 inputs in another mode: OpenBLAS SGEMM runs beside it, in f32, as the 100% row.
+        for mode, kernel in (("tf32", "gemm.cpu.reference.f32_tf32"),
+                             ("f32_3xtf32", "gemm.cpu.reference.f32_3xtf32")):
+            r = run("bench", "gemm", "--backend", "cpu", "--sizes", "24", "--compute", mode,
+                    "--dtype", "f32", "--kernels", kernel, "--max-time", "0.02", "--min-samples", "2")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn(kernel, r.stdout)
+            self.assertRegex(r.stdout, r"gemm\.cpu\.openblas\.f32 .* 100\.0 ")
+            self.assertIn("relative to gemm.cpu.openblas.f32", r.stdout)
+        # 16-bit inputs: OpenBLAS cannot read them; the mode's reference runs alone.
+        r = run("bench", "gemm", "--backend", "cpu", "--sizes", "24", "--dtype", "bf16",
+                "--kernels", "gemm.cpu.reference.bf16", "--max-time", "0.02", "--min-samples", "2")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotRegex(r.stdout, r"(?m)^gemm\.cpu\.openblas")
+        self.assertIn("gemm.cpu.openblas.f32 (not in this run)", r.stdout)
+        # A mode no selected kernel implements: exit 2, saying which types.
+        r = run("bench", "gemm", "--backend", "cpu", "--sizes", "24", "--compute", "tf32")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("compute tf32", r.stderr)
+
+    # ---- accuracy ----
+    def test_accuracy_table_csv_json(self):
+        csv, js = self.path("acc.csv"), self.path("acc.json")
+        r = run("accuracy", "--backend", "cpu", "--kernels",
+                "gemm.cpu.openblas*,gemm.cpu.reference.f32_3xtf32,gemm.cpu.reference.f32_tf32,gemm.cpu.reference.bf16",
+                "--k", "16,2^9", "--m", "16", "--n", "24", "--csv", csv, "--json", js)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        for text in ("normwise error", "bound ratio", "k=16", "k=512", "gemm.cpu.reference.f32_tf32"):
+            self.assertIn(text, r.stdout)
+        import csv as csvmod
+        with open(csv) as f:
+            rows = list(csvmod.DictReader(f))
+        self.assertEqual(len(rows), 4 * 2)
+        by = {(row["kernel"], int(row["k"])): row for row in rows}
+        for k in (16, 512):
+            sgemm = float(by[("gemm.cpu.openblas.f32", k)]["normwise_error"])
+            tf32 = float(by[("gemm.cpu.reference.f32_tf32", k)]["normwise_error"])
+            bf16 = float(by[("gemm.cpu.reference.bf16", k)]["normwise_error"])
+            self.assertLess(sgemm, 1e-6)
+            self.assertLess(sgemm * 100, tf32)   # TF32 keeps 10 bits, FP32 23
+            self.assertLess(tf32, bf16)          # BF16 keeps 7
+            self.assertLessEqual(float(by[("gemm.cpu.reference.f32_3xtf32", k)]["bound_ratio"]), 1.0)
+        with open(js) as f:
+            doc = json.load(f)
+        self.assertEqual(len(doc["rows"]), len(rows))
+        self.assertIn("accuracy", doc["command"])
+        self.assertIn("normwise_error", doc["measures"])
+
+    def test_accuracy_bad_input(self):
+        self.assert_usage_error(run("accuracy", "--backend", "cpu", "--k", "16,abc"), "'abc'")
+        self.assert_usage_error(run("accuracy", "--backend", "cpu", "--k", "0"), "--k")
+        self.assert_usage_error(run("accuracy", "--backend", "cpu", "--kernels", "gemm.zzz*", "--k", "8"),
+                                "matches no")
+        self.assert_usage_error(run("accuracy", "--backend", "cpu", "--m", "0"), "--m")
+
     def test_bench_bad_sizes(self):
         self.assert_usage_error(run("bench", "gemm", "--backend", "cpu", "--sizes", "12,abc"), "'abc'")
 

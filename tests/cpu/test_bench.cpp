@@ -133,6 +133,59 @@ TEST(GemmBench, OtherComputeModesAndTheAutoRow) {
   for (const auto& r : rows) EXPECT_EQ(r.outcome, RowOutcome::kOk) << r.kernel << ": " << r.detail;
 }
 
+// Each mode is compared with cuBLAS in that mode's arithmetic, except the FP32-accurate 3xTF32
+// (and f32 inputs in bf16 mode), which issue 12 measures against FP32 SGEMM. The CPU keeps
+// OpenBLAS. Every CUDA id chosen is registered in a CUDA build.
+TEST(GemmBaseline, EachModeHasItsOwnYardstick) {
+  const GemmTypes f32{}, bf16{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16},
+      f16{DType::kF16, DType::kF16, DType::kF32, Compute::kBF16};
+  GemmTypes tf32, x3, f32_as_bf16;
+  tf32.compute = Compute::kTF32;
+  x3.compute = Compute::kF32x3TF32;
+  f32_as_bf16.compute = Compute::kBF16;
+  const std::pair<GemmTypes, const char*> expected[] = {
+      {f32, "gemm.cuda.cublas.f32"},         {x3, "gemm.cuda.cublas.f32"},
+      {f32_as_bf16, "gemm.cuda.cublas.f32"}, {tf32, "gemm.cuda.cublas.f32_tf32"},
+      {bf16, "gemm.cuda.cublas.bf16"},       {f16, "gemm.cuda.cublas.f16"}};
+  for (const auto& [types, id] : expected) {
+    EXPECT_EQ(baseline_kernel_id(Backend::kCuda, types), id) << describe(types);
+    EXPECT_EQ(baseline_kernel_id(Backend::kCpu, types), "gemm.cpu.openblas.f32") << describe(types);
+    if (built_with_cuda()) {
+      const GemmKernel* k = Registry::instance().find_gemm(id);
+      ASSERT_NE(k, nullptr) << id;
+      EXPECT_TRUE(baseline_joins(k->info.types, types)) << id << " for " << describe(types);
+    }
+  }
+  EXPECT_EQ(baseline_kernel_id(Backend::kCuda), "gemm.cuda.cublas.f32");  // the default: f32
+  // The baseline reads the sweep's stored inputs; 16-bit inputs never sit beside SGEMM.
+  EXPECT_TRUE(baseline_joins(f32, x3));
+  EXPECT_FALSE(baseline_joins(f32, bf16));
+}
+
+// A sweep in another mode on the same stored inputs: OpenBLAS SGEMM runs in f32 beside the tf32
+// reference kernel, each verified against its own reference, and is the ratios' 100%.
+TEST(GemmBench, TheBaselineRunsInItsOwnModeOnTheSameInputs) {
+  GemmBenchConfig cfg;
+  cfg.ctx = Context::cpu();
+  ASSERT_TRUE(parse_sizes("40x24x56", &cfg.shapes).is_ok());
+  cfg.kernels = "gemm.cpu.reference.f32_tf32";
+  cfg.types.compute = Compute::kTF32;
+  cfg.timing.min_samples = 2;
+  cfg.timing.max_time_s = 0.02;
+  std::vector<BenchRow> rows;
+  ASSERT_TRUE(run_gemm_bench(cfg, &rows).is_ok());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kernel, "gemm.cpu.openblas.f32");
+  EXPECT_EQ(rows[1].kernel, "gemm.cpu.reference.f32_tf32");
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.outcome, RowOutcome::kOk) << r.kernel << ": " << r.detail;
+    EXPECT_GT(r.baseline_ratio, 0) << r.kernel;
+  }
+  EXPECT_DOUBLE_EQ(rows[0].baseline_ratio, 1.0);
+  // SGEMM's error is FP32's, far below TF32's: each row was checked against its own reference.
+  EXPECT_LT(rows[0].max_rel_error, 1e-5);
+}
+
 TEST(GemmBench, UnmatchedGlobIsAnError) {
   GemmBenchConfig cfg;
   cfg.ctx = Context::cpu();

@@ -91,6 +91,8 @@ TEST_P(CpuKernel, ExactSmallIntegersMatchBitForBit) {
       c.alpha = 2.0f;
       c.beta = -1.0f;
       c.exact = true;
+      c.ld_pad = s % 2;
+      c.misalign = s % 2;  // odd sizes: A, B and C off a 16-byte boundary
       c.seed = test_seed() + static_cast<uint64_t>(s);
       expect_pass(c, GetParam());
     }

@@ -39,6 +39,23 @@ TEST(Registry, CudaBaselinesPresentExactlyWhenBuiltWithCuda) {
   const Registry& r = Registry::instance();
   EXPECT_EQ(r.find_gemm("gemm.cuda.cublas.f32") != nullptr, built_with_cuda());
   EXPECT_EQ(r.find_gemm("gemm.cuda.cublas_default.f32") != nullptr, built_with_cuda());
+  // The yardsticks of the tensor-core modes (issue 12): cuBLAS BF16, FP16 and TF32.
+  for (const char* id :
+       {"gemm.cuda.cublas.bf16", "gemm.cuda.cublas.f16", "gemm.cuda.cublas.f32_tf32"})
+    EXPECT_EQ(r.find_gemm(id) != nullptr, built_with_cuda()) << id;
+  if (const GemmKernel* tf32 = r.find_gemm("gemm.cuda.cublas.f32_tf32")) {
+    EXPECT_EQ(tf32->info.types.compute, Compute::kTF32);
+    EXPECT_EQ(tf32->info.input_rounding, InputRounding::kFaithful);  // cuBLAS's own conversion
+  }
+}
+
+// The verification bound widens for a kernel that declares faithful input rounding; only a
+// vendor kernel, whose conversion tilekit does not control, may. tilekit's own kernels (the
+// Hopper family included, the moment it is registered) round to nearest as the mode says.
+TEST(Registry, OnlyVendorKernelsDeclareFaithfulInputRounding) {
+  for (const auto& k : Registry::instance().gemm_kernels())
+    if (k.info.role != KernelRole::kVendor)
+      EXPECT_EQ(k.info.input_rounding, InputRounding::kNearest) << k.info.id;
 }
 
 TEST(Registry, EveryKernelIsCompleteAndUniquelyNamed) {

@@ -75,6 +75,47 @@ TEST(Verify, ExactModeRejectsOneUlp) {
   EXPECT_FALSE(check_gemm_result(c.data(), 8, Layout::kRowMajor, ref, 8, exact).passed);
 }
 
+// A TF32 GEMM whose inputs are truncated to TF32 (what cuBLAS's FAST_TF32 does on Hopper), in
+// double and rounded once to float, checked against the tf32 reference (inputs rounded to
+// nearest): outside the nearest-rounding bound, inside the bound of a kernel that declares
+// faithful rounding. Only vendor kernels may declare it (test_registry.cpp).
+TEST(Verify, FaithfulTf32RoundingHasItsOwnBound) {
+  const int64_t s = 31;
+  std::vector<float> a(static_cast<size_t>(s * s)), b(a.size()), c(a.size());
+  fill_uniform(a.data(), a.size(), 21);
+  fill_uniform(b.data(), b.size(), 22);
+  auto truncate_to_tf32 = [](float x) { return bits_to_float(float_to_bits(x) & 0xffffe000u); };
+  for (int64_t i = 0; i < s; ++i)
+    for (int64_t j = 0; j < s; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < s; ++l)
+        sum += static_cast<double>(truncate_to_tf32(a[static_cast<size_t>(i * s + l)])) *
+               truncate_to_tf32(b[static_cast<size_t>(l * s + j)]);
+      c[static_cast<size_t>(i * s + j)] = static_cast<float>(sum);
+    }
+  GemmProblem p;
+  p.m = p.n = p.k = s;
+  p.lda = p.ldb = p.ldc = s;
+  p.types.compute = Compute::kTF32;
+  p.a = a.data();
+  p.b = b.data();
+  p.c = c.data();
+  GemmReference ref;
+  ASSERT_TRUE(compute_gemm_reference(Context::cpu(), p, &ref).is_ok());
+  const GemmCheck nearest = check_gemm_result(c.data(), s, Layout::kRowMajor, ref, s,
+                                              check_options_for(p.types, false));
+  EXPECT_FALSE(nearest.passed) << nearest.summary();
+  const GemmCheck faithful =
+      check_gemm_result(c.data(), s, Layout::kRowMajor, ref, s,
+                        check_options_for(p.types, false, InputRounding::kFaithful));
+  EXPECT_TRUE(faithful.passed) << faithful.summary();
+  // The widening is one TF32 unit per input, nothing for modes that multiply inputs as stored.
+  EXPECT_EQ(check_options_for(p.types, false, InputRounding::kFaithful).input_roundoff,
+            std::ldexp(1.0, -10));
+  EXPECT_EQ(check_options_for(GemmTypes{}, false, InputRounding::kFaithful).input_roundoff, 0.0);
+  EXPECT_EQ(check_options_for(p.types, false).input_roundoff, 0.0);
+}
+
 TEST(Verify, BoundGrowsWithK) {
   EXPECT_LT(gamma_bound(10), gamma_bound(1000));
   EXPECT_NEAR(gamma_bound(1), 1.0 / 16777216.0, 1e-14);  // u / (1 − u)

@@ -1,8 +1,11 @@
-// Every registered CUDA GEMM kernel, and gemm("auto") on the GPU, against the double reference:
-// sizes around tile edges, non-square mixes, both layouts, all ops, alpha/beta variety, NaN in
-// C with beta = 0, sentinel bands around C. Skips without a GPU (fails if TILEKIT_REQUIRE_GPU=1).
+// Every registered CUDA GEMM kernel, of every type and compute mode, and gemm("auto") on the GPU,
+// against the double reference: sizes around tile edges, non-square mixes, both layouts, all ops,
+// alpha/beta variety, NaN in C with beta = 0, sentinel bands around C, padded leading dimensions,
+// operands on and off a 16-byte boundary, exact small integers (exact in BF16 and TF32 too).
+// Skips without a GPU (fails if TILEKIT_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -46,7 +49,8 @@ std::vector<GemmCase> cases() {
   add(7, 1000, 64);
   add(129, 127, 1);
   add(128, 64, 96);
-  // Both layouts × all four ops × three betas (0 poisons C with NaN), padded leading dimensions.
+  // Both layouts × all four ops × three betas (0 poisons C with NaN), padded leading dimensions;
+  // the odd sizes also with A, B and C off a 16-byte boundary.
   for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
     for (Op op_a : {Op::kN, Op::kT})
       for (Op op_b : {Op::kN, Op::kT})
@@ -59,7 +63,28 @@ std::vector<GemmCase> cases() {
             c->alpha = beta == 1.0f ? 1.0f : -1.25f;
             c->beta = beta;
             c->ld_pad = 5;
+            c->misalign = s == 129 ? 1 : 0;
           }
+  // The tensor-core modes (issue 12): small integers are exact in BF16 and TF32 too, so a bf16,
+  // tf32 or 3xtf32 kernel must match the reference bit for bit like an f32 one — on a shape of
+  // whole 64/128/256 tiles with everything 16-byte aligned (the TMA path), and on odd sizes with
+  // leading dimensions TMA cannot describe and operands off a 16-byte boundary, every op and
+  // layout.
+  for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
+    for (Op op_a : {Op::kN, Op::kT})
+      for (Op op_b : {Op::kN, Op::kT}) {
+        GemmCase* whole = add(256, 128, 64);
+        GemmCase* odd = add(129, 257, 65);
+        for (GemmCase* c : {whole, odd}) {
+          c->layout = layout;
+          c->op_a = op_a;
+          c->op_b = op_b;
+          c->exact = true;
+          c->beta = 2.0f;
+        }
+        odd->ld_pad = 5;
+        odd->misalign = 1;
+      }
   // Sizes that are multiples of 4 with 16-byte-aligned leading dimensions, edges inside every
   // tile: the float4 / 16-byte cp.async paths of steps 06+ with all ops and both layouts.
   for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
@@ -118,6 +143,7 @@ std::string case_name(const GemmCase& c) {
                   std::to_string(c.n) + "x" + std::to_string(c.k);
   if (c.beta != 0.0f) s += c.beta == 1.0f ? "_beta1" : c.beta == 2.0f ? "_beta2" : "_betaneg";
   if (c.ld_pad) s += "_pad";
+  if (c.misalign) s += "_misaligned";
   if (c.exact) s += "_exact";
   return s;
 }
@@ -152,6 +178,40 @@ INSTANTIATE_TEST_SUITE_P(Registry, CudaKernel,
                            return sanitize((k ? k->info.id : "none") + "__" +
                                            case_name(std::get<1>(info.param)));
                          });
+
+// The suite's reach, checked without a GPU: it takes every CUDA kernel of the registry whatever
+// its types (the cuBLAS BF16, FP16 and TF32 baselines now, the Hopper family the moment it is
+// registered), and its cases hold what the tensor-core modes need: exact small integers in every
+// layout and op, both on whole aligned tiles and on odd, misaligned operands with padded ld.
+TEST(CudaSuite, TakesEveryCudaKernelAndTheCasesEveryModeNeeds) {
+  const std::vector<const GemmKernel*> in_suite = cuda_kernels();
+  for (const auto& k : Registry::instance().gemm_kernels())
+    if (k.info.backend == Backend::kCuda)
+      EXPECT_NE(std::find(in_suite.begin(), in_suite.end(), &k), in_suite.end()) << k.info.id;
+  if (built_with_cuda())
+    for (const char* id :
+         {"gemm.cuda.cublas.bf16", "gemm.cuda.cublas.f16", "gemm.cuda.cublas.f32_tf32"}) {
+      const GemmKernel* k = Registry::instance().find_gemm(id);
+      ASSERT_NE(k, nullptr) << id;
+      EXPECT_NE(std::find(in_suite.begin(), in_suite.end(), k), in_suite.end()) << id;
+    }
+  const std::vector<GemmCase> all = cases();
+  for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
+    for (Op op_a : {Op::kN, Op::kT})
+      for (Op op_b : {Op::kN, Op::kT}) {
+        auto has = [&](bool misaligned) {
+          return std::any_of(all.begin(), all.end(), [&](const GemmCase& c) {
+            return c.exact && c.layout == layout && c.op_a == op_a && c.op_b == op_b &&
+                   (c.misalign != 0 && c.ld_pad % 4 != 0) == misaligned && c.m % 2 == misaligned;
+          });
+        };
+        EXPECT_TRUE(has(false)) << layout_name(layout) << " " << op_char(op_a) << op_char(op_b);
+        EXPECT_TRUE(has(true)) << layout_name(layout) << " " << op_char(op_a) << op_char(op_b);
+      }
+  // Random reals too on misaligned operands (the bound, not bit-equality, checks those).
+  EXPECT_TRUE(std::any_of(all.begin(), all.end(),
+                          [](const GemmCase& c) { return !c.exact && c.misalign != 0; }));
+}
 
 TEST(CudaGemm, AutoServesEveryLayoutAndOp) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();

@@ -10,7 +10,9 @@
 
 namespace tilekit::testing {
 namespace {
-constexpr int64_t kGuard = 37;            // elements before and after C's span
+// Elements before and after C's span: 160 bytes of f32, 80 of a 16-bit type, so that C starts on
+// a 16-byte boundary (plus GemmCase::misalign elements).
+constexpr int64_t kGuard = 40;
 constexpr float kSentinel = -12345.625f;  // exactly representable, unlike any result here
 }  // namespace
 
@@ -18,7 +20,7 @@ std::string GemmCase::describe() const {
   std::ostringstream s;
   s << layout_name(layout) << "-major " << op_char(op_a) << op_char(op_b) << " m=" << m
     << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta << " ld_pad=" << ld_pad
-    << (exact ? " exact" : "");
+    << (misalign ? " misalign=" + std::to_string(misalign) : "") << (exact ? " exact" : "");
   if (seed) s << " seed=" << seed;
   return s.str();
 }
@@ -94,15 +96,18 @@ CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel
   const DType c_type = p.types.c;
   const size_t c_size = dtype_size(c_type);
 
-  // A and B: random everywhere, padding included (a kernel must not read padding into results).
-  std::vector<float> a(static_cast<size_t>(std::max<int64_t>(p.a_span(), 1)));
-  std::vector<float> b(static_cast<size_t>(std::max<int64_t>(p.b_span(), 1)));
+  // A and B: random everywhere, padding and the misaligning lead included (a kernel must not
+  // read them into results); each starts `misalign` elements into its (aligned) buffer.
+  const int64_t lead = c.misalign;
+  std::vector<float> a(static_cast<size_t>(lead + std::max<int64_t>(p.a_span(), 1)));
+  std::vector<float> b(static_cast<size_t>(lead + std::max<int64_t>(p.b_span(), 1)));
   fill(a, c.exact, c.seed * 4 + 0);
   fill(b, c.exact, c.seed * 4 + 1);
   // C: [guard][span][guard]; the span's padding and the guards hold the sentinel, and beta = 0
   // poisons C's elements with NaN (it must not be read).
+  const int64_t guard = kGuard + lead;
   const int64_t span = p.c_span();
-  std::vector<float> c_init(static_cast<size_t>(span + 2 * kGuard), kSentinel);
+  std::vector<float> c_init(static_cast<size_t>(span + guard + kGuard), kSentinel);
   std::vector<bool> is_element(c_init.size(), false);
   std::vector<float> c0(static_cast<size_t>(std::max<int64_t>(span, 1)), kSentinel);
   {
@@ -113,9 +118,9 @@ CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel
         const int64_t off = c.layout == Layout::kRowMajor ? i * p.ldc + j : j * p.ldc + i;
         const float v = vals[static_cast<size_t>(i * p.n + j)];
         c0[static_cast<size_t>(off)] = v;
-        c_init[static_cast<size_t>(kGuard + off)] =
+        c_init[static_cast<size_t>(guard + off)] =
             c.beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : v;
-        is_element[static_cast<size_t>(kGuard + off)] = true;
+        is_element[static_cast<size_t>(guard + off)] = true;
       }
   }
   Staged sa{encode(a, p.types.a), {}}, sb{encode(b, p.types.b), {}};
@@ -124,9 +129,9 @@ CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel
   if (!(r.status = sa.stage(ctx)) || !(r.status = sb.stage(ctx)) || !(r.status = sc.stage(ctx)) ||
       !(r.status = sc0.stage(ctx)))
     return r;
-  p.a = sa.data(ctx);
-  p.b = sb.data(ctx);
-  p.c = sc.data(ctx) + kGuard * c_size;
+  p.a = sa.data(ctx) + lead * dtype_size(p.types.a);
+  p.b = sb.data(ctx) + lead * dtype_size(p.types.b);
+  p.c = sc.data(ctx) + guard * c_size;
 
   // Reference from C0 on the same backend: the CPU oracle, or its GPU twin (tested against
   // the CPU one) so that large GPU cases do not wait minutes for the CPU.
@@ -152,8 +157,11 @@ CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel
     if (!is_element[i] && std::memcmp(&sc.host[i * c_size], &c_before[i * c_size], c_size) != 0)
       ++r.guard_violations;
   const std::vector<float> c_out = decode(sc.host, c_type);
-  r.check = check_gemm_result(c_out.data() + kGuard, p.ldc, p.layout, ref, p.k,
-                              check_options_for(p.types, c.exact));
+  // auto runs tilekit's own kernels, which round inputs to nearest as the reference does.
+  const InputRounding input_rounding =
+      kernel ? kernel->info.input_rounding : InputRounding::kNearest;
+  r.check = check_gemm_result(c_out.data() + guard, p.ldc, p.layout, ref, p.k,
+                              check_options_for(p.types, c.exact, input_rounding));
   return r;
 }
 

@@ -1,6 +1,7 @@
 // gemm_case.hpp — one GEMM test case, run end to end on either backend.
 //
-// Builds A, B and C with leading-dimension padding and guard bands around C, fills them with
+// Builds A, B and C with leading-dimension padding, a chosen alignment of their first elements,
+// and guard bands around C, fills them with
 // fresh random data (reals, or small integers in exact mode), poisons C with NaN when beta = 0,
 // runs a kernel (or gemm() with "auto"), and checks the result against the double reference
 // and that every padding and guard element of C is untouched.
@@ -21,6 +22,10 @@ struct GemmCase {
   int64_t m = 1, n = 1, k = 1;
   float alpha = 1.0f, beta = 0.0f;
   int64_t ld_pad = 0;  // extra elements on every leading dimension
+  // Elements by which A, B and C start past a 16-byte boundary: 0 puts all three on one (as
+  // cudaMalloc does: the TMA and float4 paths); 1 puts them 4 bytes (f32) or 2 bytes (16-bit)
+  // off it, which a kernel must serve by another path.
+  int64_t misalign = 0;
   bool exact = false;  // small-integer inputs, bit-for-bit comparison
   uint64_t seed = 0;   // 0 = not chosen yet (describe() then omits it)
   GemmTypes types;     // for gemm() with "auto"; a named kernel runs in its own types

@@ -192,7 +192,8 @@ int run_bench_gemm(const BenchOptions& o) {
   cfg.cancel = session.cancel();
   std::vector<bench::BenchRow> rows;
   const Status run = bench::run_gemm_bench(cfg, &rows);
-  return session.finish(run, rows, cfg.ctx, bench::baseline_kernel_id(cfg.ctx.backend), "",
+  return session.finish(run, rows, cfg.ctx,
+                        bench::baseline_kernel_id(cfg.ctx.backend, cfg.types), "",
                         !o.no_flush, o.csv, o.json);
 }
 

@@ -226,9 +226,10 @@ Status upload_problem(const GemmCommandOptions& o, const HostProblem& h, DeviceP
 }
 
 // The check, tile by tile against the double-precision reference on the same backend; the
-// reference reads the original inputs and C0 (only when beta != 0).
+// reference reads the original inputs and C0 (only when beta != 0). `rounding`: how the kernel
+// that ran rounds its inputs (a vendor TF32 kernel's faithful rounding widens its bound).
 Status check_result(const Context& ctx, const HostProblem& h, const DeviceProblem& d,
-                    GemmCheck* check) {
+                    InputRounding rounding, GemmCheck* check) {
   const bool gpu = ctx.backend == Backend::kCuda;
   GemmProblem inputs = h.p;
   if (gpu) {
@@ -238,8 +239,8 @@ Status check_result(const Context& ctx, const HostProblem& h, const DeviceProble
   } else {
     inputs.c = h.p.beta != 0.0f ? const_cast<float*>(h.c0.data()) : const_cast<float*>(h.c.data());
   }
-  return verify_gemm_result(ctx, inputs, h.c.data(), check_options_for(inputs.types, false),
-                            check);
+  return verify_gemm_result(ctx, inputs, h.c.data(),
+                            check_options_for(inputs.types, false, rounding), check);
 }
 
 int run_gemm(const GemmCommandOptions& o) {
@@ -317,7 +318,8 @@ int run_gemm(const GemmCommandOptions& o) {
   int code = kExitOk;
   if (o.check) {
     GemmCheck check;
-    if (!(s = check_result(ctx, h, d, &check))) return fail(s);
+    const InputRounding rounding = kernel ? kernel->info.input_rounding : InputRounding::kNearest;
+    if (!(s = check_result(ctx, h, d, rounding, &check))) return fail(s);
     std::cout << "check: " << check.summary() << "\n"
               << "max abs error " << check.max_abs_error << ", max rel error "
               << check.max_rel_error << "\n";

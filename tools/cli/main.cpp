@@ -29,6 +29,7 @@ int run(int argc, char** argv) {
   add_banks_command(app, &exit_code);
   add_report_command(app, &exit_code);
   add_tune_command(app, &exit_code);
+  add_accuracy_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
