@@ -5,7 +5,9 @@
 //                     wgmma m64nNk8 per k8 step;
 //          f32_3xtf32 each input split into big = rna(x) and small = rna(x − big), three wgmma
 //                     per k8 step (small·big, big·small, big·big; small·small dropped): about
-//                     22 mantissa bits per product, FP32-accurate, on tensor cores.
+//                     22 mantissa bits per product, FP32-accurate, on tensor cores. Each
+//                     k-tile's tensor-core sum is added into a second set of FP32 registers
+//                     with IEEE adds (the tensor cores' accumulation does not round to nearest).
 //          TF32 wgmma reads both operands K-major and truncates what it reads, so a pre-pass
 //          writes each operand once into the workspace K-major (transposed through shared memory
 //          where it is stored MN-major), rounded, and split (3xTF32). The split is a pre-pass
@@ -45,7 +47,6 @@ void register_gemm_sm90_04_tf32(Registry& r) {
   r.add(make_tf32_entry<sm90::WgmmaPolicy<float, 128, 6, Operands::kTf32>>(22));
   r.add(make_tf32_entry<sm90::WgmmaPolicy<float, 256, 4, Operands::kTf32>>(23));
   r.add(make_tf32_entry<sm90::WgmmaPolicy<float, 128, 3, Operands::kTf32x3>>(23));
-  r.add(make_tf32_entry<sm90::WgmmaPolicy<float, 256, 2, Operands::kTf32x3>>(22));
 }
 
 }  // namespace tilekit::cuda

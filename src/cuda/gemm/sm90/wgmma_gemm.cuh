@@ -40,6 +40,10 @@ struct WgmmaPolicy {
   static constexpr Operands kOperands = kOperandsN;
   static constexpr bool kTf32 = kOperands != Operands::k16Bit;
   static constexpr int kParts = kOperands == Operands::kTf32x3 ? 2 : 1;
+  // 3xTF32 adds each k-tile's wgmma sum into FP32 registers with IEEE adds: the tensor cores'
+  // own FP32 accumulation does not round to nearest, and over k = 16384 its error grew to 300x
+  // SGEMM's (docs/hopper.md). Needs a second set of accumulators.
+  static constexpr bool kPromote = kOperands == Operands::kTf32x3;
   static constexpr int kBm = 128, kBn = kBnN, kBk = 128 / sizeof(T), kStages = kStagesN;
   static constexpr int kInstK = 32 / sizeof(T);  // k of one wgmma: 16 (16-bit), 8 (tf32)
   static constexpr int kConsumers = 2;
@@ -54,6 +58,7 @@ struct WgmmaPolicy {
   static constexpr size_t kSmemBytes =
       static_cast<size_t>(kStages) * (kAStageBytes + kBStageBytes) + 16 * kStages + 16 + 1024;
   static_assert(std::is_same_v<T, float> == kTf32, "tf32 modes read FP32 elements");
+  static_assert(!kPromote || kBn == 128, "two sets of 128 x 256 accumulators do not fit");
   static_assert(kBn == 128 || kBn == 256, "wgmma_ops.cuh instantiates n = 128 and 256");
   static_assert(kSmemBytes <= 227 * 1024, "the ring must fit the H100/H200 shared memory");
 
@@ -364,39 +369,73 @@ __device__ void add_partials(const WgmmaArgs& a, float (&acc)[P::kAccumulators],
   }
 }
 
+// One segment's k-tiles into `acc`. With promotion (P::kPromote) every k-tile's wgmma sum starts
+// fresh and is added into `total` once it is done; otherwise one group stays in flight and
+// `total` is unused. Frees every stage it read.
 template <typename P, bool kAMn, bool kBMn>
-__device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
-                        uint64_t* full, uint64_t* empty, int consumer) {
-  const int k_tiles = k_tile_count(args);
+__device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8_t* ring_a,
+                                                 const uint8_t* ring_b, uint64_t* full, uint64_t* empty,
+                                                 int consumer, int& stage, uint32_t& phase,
+                                                 float (&acc)[P::kAccumulators],
+                                                 float (&total)[P::kAccumulators]) {
   const bool releases = threadIdx.x % 32 == 0;  // one arrival per consumer warp
-  int stage = 0;
-  uint32_t phase = 0;
-  float acc[P::kAccumulators] = {};  // overwritten by each segment's first wgmma (accumulate = 0)
-  for_each_segment(args, [&](const Segment& seg) {
-    int previous = -1;
-    for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
-      barrier_wait(&full[stage], phase);
-      multiply_stage<P, kAMn, kBMn>(acc, ring_a + stage * P::kAStageBytes,
-                                    ring_b + stage * P::kBStageBytes, consumer, kt == seg.k_begin);
+  int previous = -1;
+  for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
+    barrier_wait(&full[stage], phase);
+    multiply_stage<P, kAMn, kBMn>(acc, ring_a + stage * P::kAStageBytes, ring_b + stage * P::kBStageBytes,
+                                  consumer, P::kPromote || kt == seg.k_begin);
+    if constexpr (P::kPromote) {
+      wgmma_wait<0>();
+      fence_accumulators(acc);
+      if (releases) barrier_arrive(&empty[stage]);
+#pragma unroll
+      for (int i = 0; i < P::kAccumulators; ++i) total[i] = kt == seg.k_begin ? acc[i] : total[i] + acc[i];
+    } else {
       wgmma_wait<1>();  // the previous k-tile's group is done: its stage may be refilled
       if (previous >= 0 && releases) barrier_arrive(&empty[previous]);
       previous = stage;
-      if (++stage == P::kStages) {
-        stage = 0;
-        phase ^= 1;
-      }
     }
+    if (++stage == P::kStages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+  if constexpr (!P::kPromote) {
     wgmma_wait<0>();
     fence_accumulators(acc);
     if (releases) barrier_arrive(&empty[previous]);
-    if (seg.k_end < k_tiles) {  // the rest of this tile is summed by a higher block
-      publish_partial<P>(args, acc, consumer);
-      return;
+  }
+}
+
+// A segment's sum: published as a partial tile, or completed with the others' and stored.
+template <typename P>
+__device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&sum)[P::kAccumulators],
+                                               const Segment& seg, int consumer) {
+  if (seg.k_end < k_tile_count(args)) {  // the rest of this tile is summed by a higher block
+    publish_partial<P>(args, sum, consumer);
+    return;
+  }
+  if (seg.k_begin > 0) add_partials<P>(args, sum, seg, consumer);
+  int tm, tn;
+  tile_coords(args, seg.tile, &tm, &tn);
+  store_tile<P>(args, sum, tm, tn, consumer);
+}
+
+template <typename P, bool kAMn, bool kBMn>
+__device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
+                        uint64_t* full, uint64_t* empty, int consumer) {
+  int stage = 0;
+  uint32_t phase = 0;
+  float acc[P::kAccumulators] = {};  // overwritten by each segment's first wgmma (accumulate = 0)
+  float promoted[P::kAccumulators];  // used only with P::kPromote
+  for_each_segment(args, [&](const Segment& seg) {
+    if constexpr (P::kPromote) {
+      multiply_segment<P, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc, promoted);
+      finish_segment<P>(args, promoted, seg, consumer);
+    } else {
+      multiply_segment<P, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc, acc);
+      finish_segment<P>(args, acc, seg, consumer);
     }
-    if (seg.k_begin > 0) add_partials<P>(args, acc, seg, consumer);
-    int tm, tn;
-    tile_coords(args, seg.tile, &tm, &tn);
-    store_tile<P>(args, acc, tm, tn, consumer);
   });
 }
 
