@@ -173,6 +173,18 @@ class DistributedContext {
   std::unique_ptr<Impl> impl_;
 };
 
+// How GPU `from` reaches GPU `to` directly (cudaDeviceCanAccessPeer, cudaDeviceGetP2PAttribute):
+// what `tilekit devices` prints. Native atomics over the link usually mean NVLink (PCIe
+// peer-to-peer lacks them); the performance rank is CUDA's relative order (0 = best).
+struct PeerLink {
+  int from = 0, to = 0;
+  bool access = false;
+  int performance_rank = 0;
+  bool native_atomics = false;
+};
+// Every ordered pair of the visible GPUs; empty with fewer than two (or without CUDA).
+Status query_peer_links(std::vector<PeerLink>* out);
+
 // A new NCCL unique id (hex text) for join; and one read from the environment variable
 // TILEKIT_NCCL_ID, else from the file `path` (written by write_unique_id_file) when it is not
 // empty. A missing or malformed id is an error naming where it was looked for.
