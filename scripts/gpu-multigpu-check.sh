@@ -12,8 +12,11 @@
 # and prints the benchmark tables, then a summary table last. Full logs and CSVs go to $OUT (or
 # ./gpu-multigpu-logs).
 #
-# Usage: scripts/gpu-multigpu-check.sh [BIN_DIR]   (default build/bin: tilekit,
-#        tilekit_multigpu_tests and tilekit_dist_tests of a CUDA build with NCCL)
+# Usage: scripts/gpu-multigpu-check.sh [BIN_DIR | PACKED.tgz]   (default build/bin: tilekit,
+#        tilekit_multigpu_tests and tilekit_dist_tests of a CUDA build with NCCL, with the
+#        bundled OpenBLAS; or those packed by
+#        tar czf build/multigpu-bin.tgz -C build bin/tilekit bin/tilekit_multigpu_tests \
+#            bin/tilekit_dist_tests $(cd build && ls bin/lib*)          (about 35 MB))
 # Environment: GPUS (default 2), SIZES (default "16384 32768"), DTYPES (default "f32 bf16").
 set -uo pipefail
 
@@ -22,6 +25,13 @@ export NCCL_NVLS_ENABLE=0
 
 BIN=${1:-build/bin}
 LOGS=${OUT:-gpu-multigpu-logs}
+# A packed build (the executables and bundled libraries, `tar czf X.tgz -C build bin/...`, small
+# enough to travel): unpacked into a temporary folder first.
+if [ -f "$BIN" ] && [[ "$BIN" == *.tgz || "$BIN" == *.tar.gz ]]; then
+  unpacked=$(mktemp -d)
+  tar xzf "$BIN" -C "$unpacked" || { echo "cannot unpack $BIN" >&2; exit 1; }
+  BIN="$unpacked/bin"
+fi
 GPUS=${GPUS:-2}
 SIZES=${SIZES:-16384 32768}
 DTYPES=${DTYPES:-f32 bf16}

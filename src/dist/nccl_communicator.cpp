@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -51,6 +52,7 @@ class NcclCommunicator final : public Communicator {
     for (cudaEvent_t e : tags_) (void)cudaEventDestroy(e);
     for (cudaEvent_t e : marks_) if (e) (void)cudaEventDestroy(e);
     if (exchange_buffer_) (void)cudaFree(exchange_buffer_);
+    for (KeptBuffer& k : kept_) (void)cudaFree(k.ptr);
     if (compute_) (void)cudaStreamDestroy(compute_);
     if (transfer_) (void)cudaStreamDestroy(transfer_);
   }
@@ -100,12 +102,32 @@ class NcclCommunicator final : public Communicator {
                         std::to_string(root));
   }
 
+  // Buffers are kept for the next call (grown, never shrunk, freed with the context), as a
+  // Context's workspace pool is: a cudaMalloc and cudaFree of the whole travelling operand in
+  // every call would cost milliseconds and a device synchronization inside the timed call.
   Status allocate(size_t bytes, const char* what, void** out) override {
-    return device_malloc_on(device_, out, bytes, what);
+    size_t best = kept_.size();
+    for (size_t i = 0; i < kept_.size(); ++i)
+      if (!kept_[i].in_use && kept_[i].bytes >= bytes &&
+          (best == kept_.size() || kept_[i].bytes < kept_[best].bytes))
+        best = i;
+    if (best == kept_.size()) {
+      void* p = nullptr;
+      Status s = device_malloc_on(device_, &p, bytes, what);
+      if (!s) {
+        drop_idle_buffers();  // room for this one, then try once more
+        TILEKIT_RETURN_IF_ERROR(device_malloc_on(device_, &p, bytes, what));
+      }
+      best = kept_.size();  // (drop_idle_buffers may have shortened the list)
+      kept_.push_back({p, bytes, false});
+    }
+    kept_[best].in_use = true;
+    *out = kept_[best].ptr;
+    return Status::ok();
   }
   void release(void* ptr) override {
-    (void)cudaSetDevice(device_);
-    device_free(ptr).ignore();  // nothing to do about a failed free at the end of a call
+    for (KeptBuffer& k : kept_)
+      if (k.ptr == ptr) k.in_use = false;
   }
 
   Status copy_2d(Lane lane, CopyKind, void* dst, size_t dst_pitch, const void* src,
@@ -176,6 +198,24 @@ class NcclCommunicator final : public Communicator {
   }
 
  private:
+  struct KeptBuffer {
+    void* ptr;
+    size_t bytes;
+    bool in_use;
+  };
+
+  void drop_idle_buffers() {
+    (void)cudaSetDevice(device_);
+    for (auto it = kept_.begin(); it != kept_.end();) {
+      if (it->in_use) {
+        ++it;
+        continue;
+      }
+      (void)cudaFree(it->ptr);
+      it = kept_.erase(it);
+    }
+  }
+
   cudaStream_t stream(Lane lane) const { return lane == Lane::kCompute ? compute_ : transfer_; }
 
   std::string who() const {
@@ -264,6 +304,7 @@ class NcclCommunicator final : public Communicator {
   std::array<bool, static_cast<size_t>(Mark::kCount)> recorded_{};
   void* exchange_buffer_ = nullptr;
   size_t exchange_bytes_ = 0;
+  std::vector<KeptBuffer> kept_;
 };
 
 // Waits for nonblocking communicators being made; aborts them all on an error or the timeout.
