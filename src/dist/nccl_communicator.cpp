@@ -12,6 +12,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -31,8 +32,12 @@ Status nccl_error(ncclResult_t r, const std::string& call, const std::string& wh
                 static_cast<int>(r));
 }
 
-// NCCL reads its environment when the first communicator is made.
-void keep_nvls_off() { setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0); }
+// NCCL reads its environment when the first communicator is made. Once per process: setenv is
+// not thread-safe, and ranks may join from several threads at once.
+void keep_nvls_off() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0); });
+}
 
 class NcclCommunicator final : public Communicator {
  public:
