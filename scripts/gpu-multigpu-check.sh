@@ -121,3 +121,6 @@ if [ -f "$LOGS/multigpu-tests.log" ]; then
 fi
 echo "---- summary (logs in $LOGS) ----"
 printf '%s\n' "${summary[@]}"
+# Non-zero when a step failed (a skip is not a failure).
+printf '%s\n' "${summary[@]}" | grep -q 'FAIL(' && exit 1
+exit 0
