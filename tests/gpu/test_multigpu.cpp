@@ -58,8 +58,9 @@ struct HostCase {
   }
 };
 
-// One GPU, one call of `kernel`: the result the distributed call must reproduce.
-std::vector<float> one_gpu(const HostCase& h, const std::string& kernel) {
+// One GPU, one call of `kernel`: the result the distributed call must reproduce. A kernel that
+// refuses the shape sets *refused (when given) instead of failing the test.
+std::vector<float> one_gpu(const HostCase& h, const std::string& kernel, bool* refused = nullptr) {
   const Context ctx = Context::cuda(0);
   DeviceBuffer<float> a, b, c;
   EXPECT_TRUE(a.allocate_on(0, h.a.size(), "A") && b.allocate_on(0, h.b.size(), "B") &&
@@ -73,7 +74,8 @@ std::vector<float> one_gpu(const HostCase& h, const std::string& kernel) {
   GemmOptions o;
   o.kernel = kernel;
   const Status s = gemm(ctx, p, o);
-  EXPECT_TRUE(s) << s.to_string();
+  if (refused) *refused = s.code() == StatusCode::kNotSupported;
+  if (!refused || !*refused) EXPECT_TRUE(s) << s.to_string();
   EXPECT_TRUE(device_synchronize(ctx));
   std::vector<float> out(h.c.size());
   EXPECT_TRUE(c.download(out.data(), out.size()));
@@ -114,7 +116,9 @@ TEST(MultiGpu, HostOperandsMatchOneGpuBitForBitForEveryKernel) {
   ASSERT_TRUE(ctx);
   for (const std::string& kernel : position_independent_kernels()) {
     HostCase h(1000, 777, 333, 0.5f, 7);
-    const std::vector<float> expected = one_gpu(h, kernel);
+    bool refused = false;
+    const std::vector<float> expected = one_gpu(h, kernel, &refused);
+    if (refused) continue;  // the kernel cannot run this shape on one GPU either
     DistributedOptions o;
     o.kernel = kernel;
     const Status s = gemm_distributed_host(*ctx, h.p, o);
