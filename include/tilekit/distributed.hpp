@@ -68,6 +68,10 @@ struct DistributedOptions {
   int panels_per_block = 4;
   std::string kernel = "auto";  // the kernel every panel runs (a registry id, or "auto")
   bool allow_vendor = false;    // let "auto" choose cuBLAS where no own kernel can run a panel
+  // Resident operands: the GEMMs write a staging copy of each rank's block of C, copied into C
+  // only once every rank has succeeded, so that C is untouched by a call that fails at any
+  // point (costs that block's memory and a device copy or two). Host operands are always so.
+  bool all_or_nothing = false;
 };
 
 // What every rank computes from the global problem alone, identically.
@@ -198,7 +202,7 @@ Status read_unique_id(const std::string& path, std::string* out);
 // rank of the job makes the same call; it returns when this process's ranks are done.
 // Arguments that differ between ranks, a rank that fails before the multiplication, a missing
 // device: an error on every rank and C untouched. A rank that fails or stops during it: an
-// error on every rank within the timeout (C partly written).
+// error on every rank within the timeout (C partly written, unless options.all_or_nothing).
 Status gemm_distributed(DistributedContext& ctx, const GemmProblem& problem,
                         const std::vector<LocalBlocks>& blocks, const DistributedOptions& options = {},
                         DistributedStats* stats = nullptr);

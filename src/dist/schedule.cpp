@@ -145,6 +145,7 @@ std::vector<Field> call_fields(const GemmProblem& g, const DistributedOptions& o
           {"panels_per_block", o.panels_per_block},
           {"the kernel (hash of its id)", text_hash(o.kernel)},
           {"allow_vendor", o.allow_vendor},
+          {"all_or_nothing", o.all_or_nothing},
           {"host operands", host}};
 }
 
@@ -162,7 +163,10 @@ Status agree(Communicator& comm, const std::vector<Field>& fields, const Status&
   mine.push_back(static_cast<int64_t>(local.code()));
   std::vector<int64_t> all;
   Status s = comm.exchange(mine, &all);
-  if (!s) return s;
+  if (!s) {
+    comm.abort();  // out of step with the peers: end the communicator so that they fail at once
+    return s;
+  }
   const size_t width = mine.size();
   const int ranks = comm.size();
   if (all.size() != width * static_cast<size_t>(ranks))
@@ -409,7 +413,15 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
     job.b_col0 = plan.source == ReplicaSource::kBlocks ? cols[r].begin : 0;
     job.c = lb.c;
     job.ldc = lb.ldc;
+    if (options.all_or_nothing && job.rows.size > 0 && v.n > 0) {
+      // The GEMMs write a staging copy; the caller's C gets it once every rank has succeeded.
+      ready = c_local.allocate(job.rows.size * v.n * static_cast<int64_t>(elem(v.types.c)),
+                               "the staging copy of this rank's block of C");
+      job.c = c_local.get();
+      job.ldc = packed_ld(v.layout, Op::kN, job.rows.size, v.n);
+    }
   }
+  const bool staged = !host && c_local.get() != nullptr;
 
   // 2. Agreement: nothing has been enqueued yet, so a refusal leaves C untouched everywhere.
   TILEKIT_RETURN_IF_ERROR(agree(comm, call_fields(global, options, host, plan.ranks), ready,
@@ -428,6 +440,10 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
                        ec);
     if (run) run = comm.mark(Lane::kCompute, Mark::kUploaded);
   }
+  if (run && staged && v.beta != 0.0f)
+    run = copy_block(comm, Lane::kCompute, CopyKind::kLocal, c_local.get(), job.ldc, blocks.c,
+                     block_lines(v.layout, Op::kN, blocks.ldc, 0, 0, job.rows.size, v.n),
+                     elem(v.types.c));
   if (run) run = enqueue_transfers(comm, job, sched, replica.bytes());
   if (!run) {
     // The collectives are out of step now: end the communicator so that peers fail at once.
@@ -448,6 +464,11 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
         v.ldc, c_local.get(), block_lines(v.layout, Op::kN, job.ldc, 0, 0, job.rows.size, v.n),
         elem(v.types.c)));
     TILEKIT_RETURN_IF_ERROR(comm.mark(Lane::kCompute, Mark::kDownloaded));
+    TILEKIT_RETURN_IF_ERROR(comm.finish());
+  } else if (staged) {
+    TILEKIT_RETURN_IF_ERROR(copy_block(
+        comm, Lane::kCompute, CopyKind::kLocal, blocks.c, blocks.ldc, c_local.get(),
+        block_lines(v.layout, Op::kN, job.ldc, 0, 0, job.rows.size, v.n), elem(v.types.c)));
     TILEKIT_RETURN_IF_ERROR(comm.finish());
   }
   fill_stats(comm, plan, job, host, stats);

@@ -579,6 +579,68 @@ TEST(DistributedFaults, AFailingCollectiveMidwayFailsEveryRankAndHostCStaysUntou
   for (auto& f : ranks) EXPECT_EQ(f->live_allocations(), 0u);
 }
 
+// Resident blocks of a row-split NN problem for the fault tests.
+struct RowBlocks {
+  std::vector<HostMatrix> a, b, c;
+  std::vector<LocalBlocks> blocks;
+};
+RowBlocks row_blocks(const Case& c, const Operands& o, const DistributionPlan& plan) {
+  RowBlocks r;
+  r.a.resize(c.ranks);
+  r.b.resize(c.ranks);
+  r.c.resize(c.ranks);
+  for (int g = 0; g < c.ranks; ++g) {
+    r.a[g] = extract(o.a, c.layout, c.op_a, plan.rows[g].begin, 0, plan.rows[g].size, c.k, 0);
+    r.b[g] = extract(o.b, c.layout, c.op_b, 0, plan.cols[g].begin, c.k, plan.cols[g].size, 0);
+    r.c[g] = extract(o.c, c.layout, Op::kN, plan.rows[g].begin, 0, plan.rows[g].size, c.n, 1);
+    r.blocks.push_back({r.a[g].data.data(), r.a[g].ld, r.b[g].data.data(), r.b[g].ld,
+                        r.c[g].data.data(), r.c[g].ld});
+  }
+  return r;
+}
+
+TEST(DistributedFaults, AllOrNothingKeepsResidentCUntouchedWhenACollectiveFailsMidway) {
+  Case c;
+  c.m = c.n = 12;
+  c.k = 6;
+  c.beta = 0.5f;
+  c.ranks = 3;
+  c.options.split = DistSplit::kRows;
+  c.options.all_or_nothing = true;
+  Operands o = make_operands(c, 17);
+  DistributionPlan plan;
+  ASSERT_TRUE(plan_distribution(o.problem, 3, c.options, &plan));
+  RowBlocks r = row_blocks(c, o, plan);
+  const auto before = r.c;
+  auto group = std::make_shared<FakeGroup>(3, 2000ms);
+  // Collectives: 0 the first agreement, 1..12 the broadcasts (12 one-column panels), 13 the
+  // agreement on the outcome: the GEMMs have run everywhere when rank 2 fails there.
+  group->fail_collective(2, 13, Status(StatusCode::kInternal, "injected: NCCL error on rank 2"));
+  std::vector<std::unique_ptr<FakeCommunicator>> ranks;
+  for (int g = 0; g < 3; ++g) ranks.push_back(std::make_unique<FakeCommunicator>(group, g));
+  const auto statuses = run_ranks(ranks, {o.problem, o.problem, o.problem}, r.blocks, false, c.options);
+  for (const Status& s : statuses) EXPECT_FALSE(s);
+  for (int g = 0; g < 3; ++g) EXPECT_EQ(r.c[g].data, before[g].data) << "rank " << g;
+  for (auto& f : ranks) EXPECT_EQ(f->live_allocations(), 0u);
+}
+
+TEST(DistributedGemm, AllOrNothingGivesTheSameResult) {
+  for (DistSplit split : {DistSplit::kRows, DistSplit::kColumns})
+    for (float beta : {0.0f, 0.5f}) {
+      Case c;
+      c.m = 23;
+      c.n = 19;
+      c.k = 7;
+      c.beta = beta;
+      c.ranks = 3;
+      c.op_b = Op::kT;
+      c.layout = Layout::kColMajor;
+      c.options.split = split;
+      c.options.all_or_nothing = true;
+      expect_resident_call_matches(c, 99);
+    }
+}
+
 TEST(DistributedFaults, BadHostArgumentsFailEveryRankNamingTheArgument) {
   Case c;
   c.m = c.n = c.k = 5;
