@@ -227,6 +227,12 @@ TEST(MultiGpu, ResidentBlocksMatchOneGpuBitForBit) {
     EXPECT_GT(rs.compute_ms, 0.0) << "rank " << rs.rank;
     EXPECT_GT(rs.transfer_ms, 0.0) << "rank " << rs.rank;
   }
+  // Through the staging copy of C: the same bits.
+  ResidentBlocks staged = upload_blocks(h, plan);
+  o.all_or_nothing = true;
+  const Status s2 = gemm_distributed(*ctx, h.p, staged.blocks, o);
+  ASSERT_TRUE(s2) << s2.to_string();
+  EXPECT_EQ(download_rows(staged, h, plan), got);
 }
 
 TEST(MultiGpuFaults, AMissingOrRepeatedDeviceIsNamed) {
