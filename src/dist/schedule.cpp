@@ -359,6 +359,110 @@ void fill_stats(Communicator& comm, const DistributionPlan& plan, const RankJob&
 
 }  // namespace
 
+namespace {
+
+// What one call holds on a rank: the replica buffer and, for host operands (or a staged C), the
+// rank's blocks of A and C in its own memory.
+struct RankMemory {
+  explicit RankMemory(Communicator& comm) : replica(comm), a(comm), c(comm) {}
+  LocalMemory replica, a, c;
+};
+
+// Step 1: this rank's job in the row-split view, checked, with its memory. Nothing is enqueued.
+Status prepare(Communicator& comm, const GemmProblem& global, const DistributionPlan& plan,
+               const LocalBlocks& blocks, bool host, const DistributedOptions& options,
+               const Schedule& sched, RankJob* job, RankMemory* mem) {
+  const int r = comm.rank();
+  const bool by_cols = plan.split == DistSplit::kColumns;
+  const GemmProblem& v = job->view;
+  const std::vector<IndexRange>& cols = by_cols ? plan.rows : plan.cols;
+  TILEKIT_RETURN_IF_ERROR(host ? validate(global) : check_blocks(comm, global, plan, blocks));
+  TILEKIT_RETURN_IF_ERROR(
+      mem->replica.allocate(sched.buffer_bytes, "the replica of the travelling operand"));
+  const int64_t c_bytes = job->rows.size * v.n * static_cast<int64_t>(elem(v.types.c));
+  if (host) {
+    TILEKIT_RETURN_IF_ERROR(
+        mem->a.allocate(job->rows.size * v.k * static_cast<int64_t>(elem(v.types.a)),
+                        "this rank's rows of op(A)"));
+    TILEKIT_RETURN_IF_ERROR(mem->c.allocate(c_bytes, "this rank's rows of C"));
+    job->a = mem->a.get();
+    job->lda = packed_ld(v.layout, v.op_a, job->rows.size, v.k);
+    job->c = mem->c.get();
+    job->ldc = packed_ld(v.layout, Op::kN, job->rows.size, v.n);
+    job->b = v.b;
+    job->ldb = v.ldb;
+    job->b_col0 = 0;
+    job->b_kind = CopyKind::kHostToLocal;
+    return Status::ok();
+  }
+  // In the transposed view the caller's B block plays A's part and A's block B's.
+  const LocalBlocks lb =
+      by_cols ? LocalBlocks{blocks.b, blocks.ldb, blocks.a, blocks.lda, blocks.c, blocks.ldc}
+              : blocks;
+  job->a = lb.a;
+  job->lda = lb.lda;
+  job->b = lb.b;
+  job->ldb = lb.ldb;
+  job->b_col0 = plan.source == ReplicaSource::kBlocks ? cols[r].begin : 0;
+  job->c = lb.c;
+  job->ldc = lb.ldc;
+  if (options.all_or_nothing && c_bytes > 0) {
+    // The GEMMs write a staging copy; the caller's C gets it once every rank has succeeded.
+    TILEKIT_RETURN_IF_ERROR(
+        mem->c.allocate(c_bytes, "the staging copy of this rank's block of C"));
+    job->c = mem->c.get();
+    job->ldc = packed_ld(v.layout, Op::kN, job->rows.size, v.n);
+  }
+  return Status::ok();
+}
+
+// Step 3a, compute lane: the rank's blocks of A and C onto the device (host operands), or the
+// caller's C into the staging copy (when beta reads it).
+Status enqueue_inputs(Communicator& comm, const RankJob& job, const LocalBlocks& blocks, bool host,
+                      bool staged) {
+  const GemmProblem& v = job.view;
+  const size_t ea = elem(v.types.a), ec = elem(v.types.c);
+  if (host) {
+    // job.a is this rank's own buffer here (RankMemory::a), filled before the GEMMs read it.
+    TILEKIT_RETURN_IF_ERROR(copy_block(
+        comm, Lane::kCompute, CopyKind::kHostToLocal, const_cast<void*>(job.a), job.lda, v.a,
+        block_lines(v.layout, v.op_a, v.lda, job.rows.begin, 0, job.rows.size, v.k), ea));
+    if (v.beta != 0.0f)
+      TILEKIT_RETURN_IF_ERROR(copy_block(
+          comm, Lane::kCompute, CopyKind::kHostToLocal, job.c, job.ldc, v.c,
+          block_lines(v.layout, Op::kN, v.ldc, job.rows.begin, 0, job.rows.size, v.n), ec));
+    return comm.mark(Lane::kCompute, Mark::kUploaded);
+  }
+  if (staged && v.beta != 0.0f)
+    return copy_block(comm, Lane::kCompute, CopyKind::kLocal, job.c, job.ldc, blocks.c,
+                      block_lines(v.layout, Op::kN, blocks.ldc, 0, 0, job.rows.size, v.n), ec);
+  return Status::ok();
+}
+
+// Step 4, after every rank agreed that all succeeded: C's block where the caller wants it (host
+// operands: downloaded; a staged C: copied into the caller's).
+Status deliver_c(Communicator& comm, const RankJob& job, const LocalBlocks& blocks, bool host,
+                 bool staged) {
+  const GemmProblem& v = job.view;
+  const size_t ec = elem(v.types.c);
+  const BlockLines from = block_lines(v.layout, Op::kN, job.ldc, 0, 0, job.rows.size, v.n);
+  if (host) {
+    char* to = static_cast<char*>(v.c) +
+               op_offset(v.layout, Op::kN, v.ldc, job.rows.begin, 0) * static_cast<int64_t>(ec);
+    TILEKIT_RETURN_IF_ERROR(
+        copy_block(comm, Lane::kCompute, CopyKind::kLocalToHost, to, v.ldc, job.c, from, ec));
+    TILEKIT_RETURN_IF_ERROR(comm.mark(Lane::kCompute, Mark::kDownloaded));
+  } else if (staged) {
+    TILEKIT_RETURN_IF_ERROR(copy_block(comm, Lane::kCompute, CopyKind::kLocal, blocks.c,
+                                       blocks.ldc, job.c, from, ec));
+  } else {
+    return Status::ok();
+  }
+  return comm.finish();
+}
+
+}  // namespace
+
 Status run_rank(Communicator& comm, const GemmProblem& global, const DistributionPlan& plan,
                 const LocalBlocks& blocks, bool host, const DistributedOptions& options,
                 const Status& prior, RankStats* stats) {
@@ -371,106 +475,39 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
     return invalid_argument(who(comm) + ": the plan is for " + std::to_string(plan.ranks) +
                             " ranks, the communicator has " + std::to_string(comm.size()));
 
-  // 1. Checks and memory, in the row-split view.
+  // 1. This rank's job in the row-split view, checked, with its memory.
   const bool by_cols = plan.split == DistSplit::kColumns;
   RankJob job;
   job.view = by_cols ? transposed_view(global) : global;
-  const std::vector<IndexRange>& rows = by_cols ? plan.cols : plan.rows;
-  const std::vector<IndexRange>& cols = by_cols ? plan.rows : plan.cols;
-  job.rows = rows[r];
+  job.rows = (by_cols ? plan.cols : plan.rows)[r];
   const GemmProblem& v = job.view;
-  const Schedule sched = build_schedule(plan.source, cols, plan.panels_per_block, r, v.k,
-                                        static_cast<int64_t>(elem(v.types.b)), v.layout, v.op_b,
-                                        host);
-  LocalMemory replica(comm), a_local(comm), c_local(comm);
+  const Schedule sched =
+      build_schedule(plan.source, by_cols ? plan.rows : plan.cols, plan.panels_per_block, r, v.k,
+                     static_cast<int64_t>(elem(v.types.b)), v.layout, v.op_b, host);
+  RankMemory mem(comm);
   Status ready = prior;
-  if (ready) ready = host ? validate(global) : check_blocks(comm, global, plan, blocks);
-  if (ready) ready = replica.allocate(sched.buffer_bytes, "the replica of the travelling operand");
-  if (ready && host) {
-    const int64_t a_ld = packed_ld(v.layout, v.op_a, job.rows.size, v.k);
-    const int64_t c_ld = packed_ld(v.layout, Op::kN, job.rows.size, v.n);
-    ready = a_local.allocate(job.rows.size * v.k * static_cast<int64_t>(elem(v.types.a)),
-                             "this rank's rows of op(A)");
-    if (ready)
-      ready = c_local.allocate(job.rows.size * v.n * static_cast<int64_t>(elem(v.types.c)),
-                               "this rank's rows of C");
-    job.a = a_local.get();
-    job.lda = a_ld;
-    job.c = c_local.get();
-    job.ldc = c_ld;
-    job.b = v.b;
-    job.ldb = v.ldb;
-    job.b_col0 = 0;
-    job.b_kind = CopyKind::kHostToLocal;
-  } else if (ready) {
-    const LocalBlocks lb =
-        by_cols ? LocalBlocks{blocks.b, blocks.ldb, blocks.a, blocks.lda, blocks.c, blocks.ldc}
-                : blocks;
-    job.a = lb.a;
-    job.lda = lb.lda;
-    job.b = lb.b;
-    job.ldb = lb.ldb;
-    job.b_col0 = plan.source == ReplicaSource::kBlocks ? cols[r].begin : 0;
-    job.c = lb.c;
-    job.ldc = lb.ldc;
-    if (options.all_or_nothing && job.rows.size > 0 && v.n > 0) {
-      // The GEMMs write a staging copy; the caller's C gets it once every rank has succeeded.
-      ready = c_local.allocate(job.rows.size * v.n * static_cast<int64_t>(elem(v.types.c)),
-                               "the staging copy of this rank's block of C");
-      job.c = c_local.get();
-      job.ldc = packed_ld(v.layout, Op::kN, job.rows.size, v.n);
-    }
-  }
-  const bool staged = !host && c_local.get() != nullptr;
+  if (ready) ready = prepare(comm, global, plan, blocks, host, options, sched, &job, &mem);
+  const bool staged = !host && mem.c.get() != nullptr;
 
   // 2. Agreement: nothing has been enqueued yet, so a refusal leaves C untouched everywhere.
   TILEKIT_RETURN_IF_ERROR(agree(comm, call_fields(global, options, host, plan.ranks), ready,
                                 "before the multiplication"));
 
-  // 3. The two lanes: the transfers first (a GPU runs them while the GEMMs are enqueued).
+  // 3. The lanes: inputs, then the transfers (a GPU runs them while the GEMMs are enqueued).
   Status run = comm.mark(Lane::kCompute, Mark::kStart);
-  if (run && host) {
-    const size_t ea = elem(v.types.a), ec = elem(v.types.c);
-    run = copy_block(comm, Lane::kCompute, CopyKind::kHostToLocal, a_local.get(), job.lda,
-                     v.a, block_lines(v.layout, v.op_a, v.lda, job.rows.begin, 0,
-                                               job.rows.size, v.k), ea);
-    if (run && v.beta != 0.0f)
-      run = copy_block(comm, Lane::kCompute, CopyKind::kHostToLocal, c_local.get(), job.ldc, v.c,
-                       block_lines(v.layout, Op::kN, v.ldc, job.rows.begin, 0, job.rows.size, v.n),
-                       ec);
-    if (run) run = comm.mark(Lane::kCompute, Mark::kUploaded);
-  }
-  if (run && staged && v.beta != 0.0f)
-    run = copy_block(comm, Lane::kCompute, CopyKind::kLocal, c_local.get(), job.ldc, blocks.c,
-                     block_lines(v.layout, Op::kN, blocks.ldc, 0, 0, job.rows.size, v.n),
-                     elem(v.types.c));
-  if (run) run = enqueue_transfers(comm, job, sched, replica.bytes());
+  if (run) run = enqueue_inputs(comm, job, blocks, host, staged);
+  if (run) run = enqueue_transfers(comm, job, sched, mem.replica.bytes());
   if (!run) {
     // The collectives are out of step now: end the communicator so that peers fail at once.
     comm.abort();
     return run;
   }
-  const Status computed = enqueue_gemms(comm, job, sched, replica.bytes(), options);
+  const Status computed = enqueue_gemms(comm, job, sched, mem.replica.bytes(), options);
 
-  // 4. Wait, then agree on the outcome: every rank reports a failure anywhere.
-  Status done = comm.finish();
-  if (!done) return done;  // aborted: peers fail by their own timeout or error
+  // 4. Wait, agree on the outcome (every rank reports a failure anywhere), then deliver C.
+  TILEKIT_RETURN_IF_ERROR(comm.finish());  // on failure aborted: peers fail by timeout or error
   TILEKIT_RETURN_IF_ERROR(agree(comm, {}, computed, "during the multiplication"));
-  if (host) {
-    TILEKIT_RETURN_IF_ERROR(copy_block(
-        comm, Lane::kCompute, CopyKind::kLocalToHost,
-        static_cast<char*>(v.c) + op_offset(v.layout, Op::kN, v.ldc, job.rows.begin, 0) *
-                                      static_cast<int64_t>(elem(v.types.c)),
-        v.ldc, c_local.get(), block_lines(v.layout, Op::kN, job.ldc, 0, 0, job.rows.size, v.n),
-        elem(v.types.c)));
-    TILEKIT_RETURN_IF_ERROR(comm.mark(Lane::kCompute, Mark::kDownloaded));
-    TILEKIT_RETURN_IF_ERROR(comm.finish());
-  } else if (staged) {
-    TILEKIT_RETURN_IF_ERROR(copy_block(
-        comm, Lane::kCompute, CopyKind::kLocal, blocks.c, blocks.ldc, c_local.get(),
-        block_lines(v.layout, Op::kN, job.ldc, 0, 0, job.rows.size, v.n), elem(v.types.c)));
-    TILEKIT_RETURN_IF_ERROR(comm.finish());
-  }
+  TILEKIT_RETURN_IF_ERROR(deliver_c(comm, job, blocks, host, staged));
   fill_stats(comm, plan, job, host, stats);
   return Status::ok();
 }
