@@ -68,6 +68,9 @@ class Communicator {
   // Ends the communicator now: after a local failure, so that peers do not wait for this rank.
   virtual void abort() = 0;
   virtual bool aborted() const = 0;
+  // Starts ending the communicator without waiting (ncclCommFinalize): a context calls it on all
+  // its ranks before destroying any, since ranks of one process may need each other to finish.
+  virtual void begin_shutdown() {}
 };
 
 }  // namespace tilekit::dist

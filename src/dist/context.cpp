@@ -11,7 +11,10 @@
 namespace tilekit {
 
 DistributedContext::DistributedContext(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-DistributedContext::~DistributedContext() = default;
+DistributedContext::~DistributedContext() {
+  if (!impl_) return;
+  for (auto& c : impl_->local) c->begin_shutdown();
+}
 
 int DistributedContext::ranks() const { return impl_->ranks; }
 int DistributedContext::local_ranks() const { return static_cast<int>(impl_->local.size()); }

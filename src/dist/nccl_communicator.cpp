@@ -50,8 +50,8 @@ class NcclCommunicator final : public Communicator {
     (void)cudaSetDevice(device_);
     if (owned_ && comm_ && !aborted_) {
       // Nonblocking communicators finalize asynchronously; one that does not, is aborted.
-      const ncclResult_t f = ncclCommFinalize(comm_);
-      if ((f == ncclSuccess || f == ncclInProgress) && wait_ready()) (void)ncclCommDestroy(comm_);
+      begin_shutdown();
+      if (finalize_started_ && wait_ready()) (void)ncclCommDestroy(comm_);
       else (void)ncclCommAbort(comm_);
     }
     for (cudaEvent_t e : tags_) (void)cudaEventDestroy(e);
@@ -191,6 +191,14 @@ class NcclCommunicator final : public Communicator {
   }
   bool aborted() const override { return aborted_; }
 
+  void begin_shutdown() override {
+    if (!owned_ || !comm_ || aborted_ || shutdown_begun_) return;
+    shutdown_begun_ = true;
+    (void)cudaSetDevice(device_);
+    const ncclResult_t f = ncclCommFinalize(comm_);
+    finalize_started_ = f == ncclSuccess || f == ncclInProgress;
+  }
+
   // Polls until the communicator has finished its last (nonblocking) call.
   bool wait_ready() {
     const auto deadline = Clock::now() + timeout_;
@@ -302,6 +310,7 @@ class NcclCommunicator final : public Communicator {
   int rank_ = 0, size_ = 1, device_ = 0;
   std::chrono::duration<double> timeout_;
   bool aborted_ = false;
+  bool shutdown_begun_ = false, finalize_started_ = false;
   cudaStream_t compute_ = nullptr, transfer_ = nullptr;
   Context context_;
   std::vector<cudaEvent_t> tags_;

@@ -251,6 +251,14 @@ TEST(MultiGpuFaults, AMissingOrRepeatedDeviceIsNamed) {
 // a job spread over hosts.
 struct Joined {
   std::unique_ptr<DistributedContext> ctx[2];
+  Joined() = default;
+  Joined(Joined&&) = default;
+  // Two processes would end their communicators at the same time: so do the two threads.
+  ~Joined() {
+    std::thread t([this] { ctx[1].reset(); });
+    ctx[0].reset();
+    t.join();
+  }
 };
 Joined join_two(double timeout_s) {
   std::string id;
