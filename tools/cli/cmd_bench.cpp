@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <csignal>
 #include <iostream>
@@ -11,6 +12,7 @@
 
 #include "cli_common.hpp"
 #include "gemm_bench.hpp"
+#include "gemm_dist_bench.hpp"
 #include "memory_bench.hpp"
 #include "report_runner.hpp"
 #include "report.hpp"
@@ -42,6 +44,11 @@ struct BenchOptions {
   int min_samples = 10;
   double max_time = 2.0;
   BackendOptions backend;
+  // --gpus N: one GEMM over N GPUs through NCCL (bench/gemm_dist_bench.hpp, docs/multigpu.md).
+  int gpus = 0;
+  std::string split = "auto", source = "blocks";
+  int panels = 4;
+  bool no_host = false;
 };
 
 // What every `bench` subcommand shares: a progress line on stderr once the sweep has run a few
@@ -168,7 +175,51 @@ void apply_common(const BenchOptions& o, Config* cfg) {
   cfg->timing.max_time_s = o.max_time;
 }
 
+// `bench gemm --gpus N`: its own table (per-GPU and aggregate TFLOP/s, scaling, communication).
+int run_bench_gemm_gpus(const BenchOptions& o) {
+  bench::DistBenchConfig cfg;
+  cfg.gpus = o.gpus;
+  Status s = bench::parse_sizes(o.sizes.empty() ? "16384" : o.sizes, &cfg.shapes);
+  if (!s) return fail(s);
+  DType in = DType::kF32;
+  if (!(s = parse_dtype(o.dtype, "--dtype", &in))) return fail(s);
+  Compute compute = in == DType::kF32 ? Compute::kF32 : Compute::kBF16;
+  if (!o.compute.empty() && !(s = parse_compute(o.compute, "--compute", &compute))) return fail(s);
+  cfg.types = GemmTypes{in, in, DType::kF32, compute};
+  cfg.options.split = o.split == "rows"      ? DistSplit::kRows
+                      : o.split == "columns" ? DistSplit::kColumns
+                                             : DistSplit::kAuto;
+  cfg.options.source = o.source == "root"         ? ReplicaSource::kRoot
+                       : o.source == "every-rank" ? ReplicaSource::kEveryRank
+                                                  : ReplicaSource::kBlocks;
+  cfg.options.panels_per_block = o.panels;
+  cfg.options.allow_vendor = o.allow_vendor;
+  cfg.host_operands = !o.no_host;
+  cfg.baseline = !o.no_baseline;
+  cfg.seed = o.seed;
+  cfg.timing.min_samples = o.min_samples;
+  cfg.timing.max_time_s = o.max_time;
+  if (!(s = bench::check_dist_bench(cfg))) return fail(s);  // exit 2: this build or machine cannot
+  BenchSession session;
+  cfg.progress = session.progress();
+  cfg.cancel = session.cancel();
+  std::vector<bench::DistBenchRow> rows;
+  const Status run = bench::run_dist_bench(cfg, &rows);
+  session.clear_progress();
+  bench::print_dist_table(std::cout, rows);
+  std::cout << "NCCL_NVLS_ENABLE=" << (std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "(unset)")
+            << "; per GPU: each rank's GEMMs over its compute-stream time; comm ms: the slowest "
+               "rank's transfer stream (overlapped with its GEMMs)\n";
+  if (!o.csv.empty() && !(s = bench::write_dist_csv(o.csv, rows))) return fail(s);
+  if (run.code() == StatusCode::kCancelled) return kExitInterrupted;
+  if (!run) return fail(run);
+  for (const auto& r : rows)
+    if (r.verdict.rfind("error", 0) == 0) return kExitRuntime;
+  return kExitOk;
+}
+
 int run_bench_gemm(const BenchOptions& o) {
+  if (o.gpus > 0) return run_bench_gemm_gpus(o);
   bench::GemmBenchConfig cfg;
   Status s = resolve_context(o.backend, &cfg.ctx);
   if (!s) return fail(s);
@@ -285,6 +336,22 @@ void add_bench_command(CLI::App& app, int* exit_code) {
       ->check(positive())
       ->capture_default_str();
   add_backend_options(cmd, &o->backend);
+  cmd->add_option("--gpus", o->gpus,
+                  "one GEMM over GPUs 0..N-1 through NCCL, beside one GPU and cuBLASXt "
+                  "(default sizes 16384; docs/multigpu.md)")
+      ->transform(integer_in_range(1, 1024));
+  cmd->add_option("--split", o->split, "--gpus: rows, columns or auto (fewer bytes moved)")
+      ->check(CLI::IsMember({"auto", "rows", "columns"}))
+      ->capture_default_str();
+  cmd->add_option("--source", o->source,
+                  "--gpus: where the travelling operand starts: blocks (all-gather), root "
+                  "(broadcast), every-rank")
+      ->check(CLI::IsMember({"blocks", "root", "every-rank"}))
+      ->capture_default_str();
+  cmd->add_option("--panels", o->panels, "--gpus: transfers per rank's block (overlap granularity)")
+      ->transform(integer_in_range(1, 4096))
+      ->capture_default_str();
+  cmd->add_flag("--no-host", o->no_host, "--gpus: skip the host-operand row (transfers included)");
   cmd->callback([exit_code, o] { *exit_code = run_bench_gemm(*o); });
 
   // copy, transpose, dot: the memory-bound families, in GB/s against the copy ceiling.

@@ -3,9 +3,30 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "tilekit/distributed.hpp"
 
 namespace tilekit::cli {
 namespace {
+
+// The multi-GPU GEMM's transfers go over these links (docs/multigpu.md): one line per GPU.
+Status print_peer_links(int count) {
+  std::vector<PeerLink> links;
+  TILEKIT_RETURN_IF_ERROR(query_peer_links(&links));
+  std::cout << "Peer-to-peer (cudaDeviceCanAccessPeer, cudaDeviceGetP2PAttribute; native atomics "
+               "usually mean NVLink), NCCL "
+            << (built_with_nccl() ? "built in" : "not built in") << ":\n";
+  for (int from = 0; from < count; ++from) {
+    std::cout << "  GPU " << from << " ->";
+    for (const PeerLink& l : links)
+      if (l.from == from)
+        std::cout << "  GPU " << l.to << ": "
+                  << (l.access ? "p2p rank " + std::to_string(l.performance_rank) +
+                                     (l.native_atomics ? ", atomics" : ", no atomics")
+                               : std::string("no p2p"));
+    std::cout << "\n";
+  }
+  return Status::ok();
+}
 
 int run_devices() {
   const int count = cuda_device_count();
@@ -38,6 +59,10 @@ int run_devices() {
               << "  CUDA                runtime " << cuda_runtime_version_string() << ", driver "
               << cuda_driver_version_string() << ", cuBLAS " << cublas_version_string() << "\n"
               << std::defaultfloat;
+  }
+  if (count >= 2) {
+    Status s = print_peer_links(count);
+    if (!s) return fail(s);
   }
   const CpuInfo cpu = query_cpu();
   std::cout << "CPU: " << cpu.model << "\n"

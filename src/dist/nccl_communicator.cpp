@@ -1,0 +1,495 @@
+// nccl_communicator.cpp — the product's Communicator: NCCL collectives and CUDA streams, with
+// every wait bounded (nonblocking communicators polled with ncclCommGetAsyncError; a timeout
+// ends the communicator with ncclCommAbort), and the DistributedContext factories.
+//
+// NVLink multicast (NVLS) stays off: every factory sets NCCL_NVLS_ENABLE=0 before the first
+// communicator unless the user has set it, and nothing here calls cuMulticastCreate.
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "cuda/common/cuda_check.hpp"
+#include "dist/context_impl.hpp"
+
+namespace tilekit {
+namespace dist {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Status nccl_error(ncclResult_t r, const std::string& call, const std::string& who) {
+  return Status(StatusCode::kInternal,
+                who + ": " + call + " failed: " + ncclGetErrorString(r) + " (NCCL error " +
+                    std::to_string(static_cast<int>(r)) + ")",
+                static_cast<int>(r));
+}
+
+// NCCL reads its environment when the first communicator is made. Once per process: setenv is
+// not thread-safe, and ranks may join from several threads at once.
+void keep_nvls_off() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0); });
+}
+
+class NcclCommunicator final : public Communicator {
+ public:
+  NcclCommunicator(ncclComm_t comm, bool owned, int rank, int size, int device, double timeout_s)
+      : comm_(comm), owned_(owned), rank_(rank), size_(size), device_(device),
+        timeout_(std::chrono::duration<double>(timeout_s)) {}
+
+  ~NcclCommunicator() override {
+    // Errors cannot be reported from a destructor; a failed teardown leaks at worst.
+    (void)cudaSetDevice(device_);
+    if (owned_ && comm_ && !aborted_) {
+      // Nonblocking communicators finalize asynchronously; one that does not, is aborted.
+      begin_shutdown();
+      if (finalize_started_ && wait_ready()) (void)ncclCommDestroy(comm_);
+      else (void)ncclCommAbort(comm_);
+    }
+    for (cudaEvent_t e : tags_) (void)cudaEventDestroy(e);
+    for (cudaEvent_t e : marks_) if (e) (void)cudaEventDestroy(e);
+    if (exchange_buffer_) (void)cudaFree(exchange_buffer_);
+    for (KeptBuffer& k : kept_) (void)cudaFree(k.ptr);
+    if (compute_) (void)cudaStreamDestroy(compute_);
+    if (transfer_) (void)cudaStreamDestroy(transfer_);
+  }
+
+  Status init() {
+    TILEKIT_CUDA_TRY(cudaSetDevice(device_));
+    // Non-blocking streams: the legacy default stream must not serialize the two lanes.
+    TILEKIT_CUDA_TRY(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    TILEKIT_CUDA_TRY(cudaStreamCreateWithFlags(&transfer_, cudaStreamNonBlocking));
+    for (cudaEvent_t& e : marks_) TILEKIT_CUDA_TRY(cudaEventCreate(&e));
+    context_ = Context::cuda(device_, compute_);
+    return Status::ok();
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int device() const override { return device_; }
+
+  Status exchange(const std::vector<int64_t>& mine, std::vector<int64_t>* all) override {
+    TILEKIT_RETURN_IF_ERROR(usable());
+    TILEKIT_CUDA_TRY(cudaSetDevice(device_));
+    const size_t count = mine.size();
+    const size_t bytes = count * (static_cast<size_t>(size_) + 1) * sizeof(int64_t);
+    if (bytes > exchange_bytes_) {
+      if (exchange_buffer_) TILEKIT_CUDA_TRY(cudaFree(exchange_buffer_));
+      exchange_buffer_ = nullptr;
+      TILEKIT_CUDA_TRY(cudaMalloc(&exchange_buffer_, bytes));
+      exchange_bytes_ = bytes;
+    }
+    int64_t* send = static_cast<int64_t*>(exchange_buffer_);
+    int64_t* recv = send + count;
+    TILEKIT_CUDA_TRY(cudaMemcpyAsync(send, mine.data(), count * sizeof(int64_t),
+                                     cudaMemcpyHostToDevice, transfer_));
+    TILEKIT_RETURN_IF_ERROR(
+        enqueued(ncclAllGather(send, recv, count, ncclInt64, comm_, transfer_), "ncclAllGather"));
+    all->assign(count * size_, 0);
+    TILEKIT_CUDA_TRY(cudaMemcpyAsync(all->data(), recv, all->size() * sizeof(int64_t),
+                                     cudaMemcpyDeviceToHost, transfer_));
+    return drain({transfer_}, "the agreement between ranks (ncclAllGather)");
+  }
+
+  Status broadcast(void* buffer, size_t bytes, int root) override {
+    TILEKIT_RETURN_IF_ERROR(usable());
+    TILEKIT_CUDA_TRY(cudaSetDevice(device_));
+    return enqueued(ncclBroadcast(buffer, buffer, bytes, ncclChar, root, comm_, transfer_),
+                    "ncclBroadcast of " + std::to_string(bytes) + " bytes from rank " +
+                        std::to_string(root));
+  }
+
+  // Buffers are kept for the next call (grown, never shrunk, freed with the context), as a
+  // Context's workspace pool is: a cudaMalloc and cudaFree of the whole travelling operand in
+  // every call would cost milliseconds and a device synchronization inside the timed call.
+  Status allocate(size_t bytes, const char* what, void** out) override {
+    size_t best = kept_.size();
+    for (size_t i = 0; i < kept_.size(); ++i)
+      if (!kept_[i].in_use && kept_[i].bytes >= bytes &&
+          (best == kept_.size() || kept_[i].bytes < kept_[best].bytes))
+        best = i;
+    if (best == kept_.size()) {
+      void* p = nullptr;
+      Status s = device_malloc_on(device_, &p, bytes, what);
+      if (!s) {
+        drop_idle_buffers();  // room for this one, then try once more
+        TILEKIT_RETURN_IF_ERROR(device_malloc_on(device_, &p, bytes, what));
+      }
+      best = kept_.size();  // (drop_idle_buffers may have shortened the list)
+      kept_.push_back({p, bytes, false});
+    }
+    kept_[best].in_use = true;
+    *out = kept_[best].ptr;
+    return Status::ok();
+  }
+  void release(void* ptr) override {
+    for (KeptBuffer& k : kept_)
+      if (k.ptr == ptr) k.in_use = false;
+  }
+
+  Status copy_2d(Lane lane, CopyKind, void* dst, size_t dst_pitch, const void* src,
+                 size_t src_pitch, size_t line_bytes, size_t lines) override {
+    TILEKIT_CUDA_TRY(cudaSetDevice(device_));
+    // Unified addressing tells host from device memory: cudaMemcpyDefault serves every kind.
+    TILEKIT_CUDA_TRY(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, line_bytes, lines,
+                                       cudaMemcpyDefault, stream(lane)));
+    return Status::ok();
+  }
+
+  Status signal(Lane lane, int tag) override {
+    TILEKIT_CUDA_TRY(cudaSetDevice(device_));
+    while (tags_.size() <= static_cast<size_t>(tag)) {
+      cudaEvent_t e = nullptr;
+      TILEKIT_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      tags_.push_back(e);
+    }
+    TILEKIT_CUDA_TRY(cudaEventRecord(tags_[tag], stream(lane)));
+    return Status::ok();
+  }
+  Status wait(Lane lane, int tag) override {
+    if (tag < 0 || static_cast<size_t>(tag) >= tags_.size())
+      return Status(StatusCode::kInternal, who() + ": wait for panel " + std::to_string(tag) +
+                                               " that was never signalled");
+    TILEKIT_CUDA_TRY(cudaStreamWaitEvent(stream(lane), tags_[tag], 0));
+    return Status::ok();
+  }
+  Status mark(Lane lane, Mark point) override {
+    const size_t i = static_cast<size_t>(point);
+    if (point == Mark::kStart) recorded_.fill(false);
+    TILEKIT_CUDA_TRY(cudaEventRecord(marks_[i], stream(lane)));
+    recorded_[i] = true;
+    return Status::ok();
+  }
+  double elapsed_ms(Mark from, Mark to) override {
+    const size_t a = static_cast<size_t>(from), b = static_cast<size_t>(to);
+    float ms = 0;
+    if (!recorded_[a] || !recorded_[b] || cudaEventElapsedTime(&ms, marks_[a], marks_[b]) != cudaSuccess)
+      return 0.0;
+    return ms;
+  }
+
+  const Context& compute_context() override { return context_; }
+
+  Status finish() override {
+    TILEKIT_RETURN_IF_ERROR(usable());
+    return drain({transfer_, compute_}, "the transfers and GEMMs of this rank");
+  }
+
+  void abort() override {
+    if (aborted_ || !comm_) return;
+    (void)cudaSetDevice(device_);
+    (void)ncclCommAbort(comm_);  // wrapped communicators too: a peer may wait on it
+    aborted_ = true;
+  }
+  bool aborted() const override { return aborted_; }
+
+  void begin_shutdown() override {
+    if (!owned_ || !comm_ || aborted_ || shutdown_begun_) return;
+    shutdown_begun_ = true;
+    (void)cudaSetDevice(device_);
+    const ncclResult_t f = ncclCommFinalize(comm_);
+    finalize_started_ = f == ncclSuccess || f == ncclInProgress;
+  }
+
+  // Polls until the communicator has finished its last (nonblocking) call.
+  bool wait_ready() {
+    const auto deadline = Clock::now() + timeout_;
+    ncclResult_t state = ncclInProgress;
+    while (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclInProgress) {
+      if (Clock::now() > deadline) return false;
+      std::this_thread::yield();
+    }
+    return state == ncclSuccess;
+  }
+
+ private:
+  struct KeptBuffer {
+    void* ptr;
+    size_t bytes;
+    bool in_use;
+  };
+
+  void drop_idle_buffers() {
+    (void)cudaSetDevice(device_);
+    for (auto it = kept_.begin(); it != kept_.end();) {
+      if (it->in_use) {
+        ++it;
+        continue;
+      }
+      (void)cudaFree(it->ptr);
+      it = kept_.erase(it);
+    }
+  }
+
+  cudaStream_t stream(Lane lane) const { return lane == Lane::kCompute ? compute_ : transfer_; }
+
+  std::string who() const {
+    return "gemm_distributed: rank " + std::to_string(rank_) + " (GPU " + std::to_string(device_) +
+           ")";
+  }
+
+  Status usable() const {
+    if (aborted_)
+      return Status(StatusCode::kInternal,
+                    who() + ": the communicator was aborted by an earlier failure; create a new "
+                            "DistributedContext");
+    return Status::ok();
+  }
+
+  // A nonblocking communicator may answer ncclInProgress: poll until the call is enqueued.
+  Status enqueued(ncclResult_t r, const std::string& call) {
+    if (r == ncclInProgress) {
+      const auto deadline = Clock::now() + timeout_;
+      ncclResult_t state = ncclInProgress;
+      while (true) {
+        const ncclResult_t q = ncclCommGetAsyncError(comm_, &state);
+        if (q != ncclSuccess) { r = q; break; }
+        if (state != ncclInProgress) { r = state; break; }
+        if (Clock::now() > deadline) {
+          abort();
+          return timed_out(call);
+        }
+        std::this_thread::yield();
+      }
+    }
+    if (r != ncclSuccess) {
+      abort();
+      return nccl_error(r, call, who());
+    }
+    return Status::ok();
+  }
+
+  Status timed_out(const std::string& what) const {
+    return Status(StatusCode::kInternal,
+                  who() + ": " + what + " did not finish within " +
+                      std::to_string(static_cast<int>(timeout_.count())) +
+                      " s (a rank failed, stopped, or called differently?); the communicator was "
+                      "aborted (ncclCommAbort)");
+  }
+
+  // Waits for `streams` to drain, watching the communicator for errors; bounded by the timeout.
+  Status drain(std::initializer_list<cudaStream_t> streams, const std::string& what) {
+    const auto deadline = Clock::now() + timeout_;
+    while (true) {
+      bool done = true;
+      for (cudaStream_t s : streams) {
+        const cudaError_t q = cudaStreamQuery(s);
+        if (q == cudaErrorNotReady) {
+          done = false;
+        } else if (q != cudaSuccess) {
+          abort();
+          return cuda::error_status(q, "cudaStreamQuery", __FILE__, __LINE__);
+        }
+      }
+      ncclResult_t state = ncclSuccess;
+      const ncclResult_t q = ncclCommGetAsyncError(comm_, &state);
+      if (q != ncclSuccess || (state != ncclSuccess && state != ncclInProgress)) {
+        abort();
+        return nccl_error(q != ncclSuccess ? q : state, "a collective (ncclCommGetAsyncError)",
+                          who());
+      }
+      if (done) return Status::ok();
+      if (Clock::now() > deadline) {
+        abort();
+        return timed_out(what);
+      }
+      std::this_thread::yield();
+    }
+  }
+
+  ncclComm_t comm_ = nullptr;
+  bool owned_ = true;
+  int rank_ = 0, size_ = 1, device_ = 0;
+  std::chrono::duration<double> timeout_;
+  bool aborted_ = false;
+  bool shutdown_begun_ = false, finalize_started_ = false;
+  cudaStream_t compute_ = nullptr, transfer_ = nullptr;
+  Context context_;
+  std::vector<cudaEvent_t> tags_;
+  std::array<cudaEvent_t, static_cast<size_t>(Mark::kCount)> marks_{};
+  std::array<bool, static_cast<size_t>(Mark::kCount)> recorded_{};
+  void* exchange_buffer_ = nullptr;
+  size_t exchange_bytes_ = 0;
+  std::vector<KeptBuffer> kept_;
+};
+
+// Waits for nonblocking communicators being made; aborts them all on an error or the timeout.
+Status wait_initialized(std::vector<ncclComm_t>& comms, double timeout_s, const std::string& who) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  for (ncclComm_t c : comms) {
+    ncclResult_t state = ncclInProgress;
+    while (true) {
+      const ncclResult_t q = ncclCommGetAsyncError(c, &state);
+      if (q != ncclSuccess) state = q;
+      if (state != ncclInProgress) break;
+      if (Clock::now() > deadline) {
+        for (ncclComm_t a : comms) (void)ncclCommAbort(a);
+        return Status(StatusCode::kInternal,
+                      who + ": making the communicator did not finish within " +
+                          std::to_string(static_cast<int>(timeout_s)) +
+                          " s (did every rank join with the same id?); aborted");
+      }
+      std::this_thread::yield();
+    }
+    if (state != ncclSuccess) {
+      for (ncclComm_t a : comms) (void)ncclCommAbort(a);
+      return nccl_error(state, "ncclCommInitRankConfig", who);
+    }
+  }
+  return Status::ok();
+}
+
+Status check_device(int device, const std::string& who) {
+  const int count = cuda_device_count();
+  if (device < 0 || device >= count)
+    return invalid_argument(who + ": device " + std::to_string(device) +
+                            " is missing: this machine has " + std::to_string(count) +
+                            " CUDA device(s)" +
+                            (count ? " (0.." + std::to_string(count - 1) + ")" : std::string()));
+  return Status::ok();
+}
+
+Status wrap_all(std::vector<ncclComm_t>& comms, const std::vector<int>& ranks, int size,
+                const std::vector<int>& devices, bool owned, const DistributedConfig& config,
+                std::unique_ptr<DistributedContext>* out) {
+  std::vector<std::unique_ptr<Communicator>> local;
+  for (size_t i = 0; i < comms.size(); ++i) {
+    auto c = std::make_unique<NcclCommunicator>(comms[i], owned, ranks[i], size, devices[i],
+                                                config.timeout_s);
+    Status s = c->init();
+    local.push_back(std::move(c));  // destroyed (and its communicator with it) on failure
+    if (!s) return s;
+  }
+  *out = make_context(std::move(local), size, config);
+  return Status::ok();
+}
+
+ncclConfig_t nonblocking_config() {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;  // calls return at once; we poll, so a timeout can abort
+  return config;
+}
+
+constexpr char kHex[] = "0123456789abcdef";
+
+Status decode_unique_id(const std::string& hex, ncclUniqueId* id) {
+  if (hex.size() != 2 * sizeof(id->internal))
+    return invalid_argument("DistributedContext::join: the unique id has " +
+                            std::to_string(hex.size()) + " characters, expected " +
+                            std::to_string(2 * sizeof(id->internal)) +
+                            " hex digits (from new_unique_id)");
+  auto digit = [](char c) -> int {
+    const char* p = std::find(kHex, kHex + 16, static_cast<char>(std::tolower(c)));
+    return p == kHex + 16 ? -1 : static_cast<int>(p - kHex);
+  };
+  for (size_t i = 0; i < sizeof(id->internal); ++i) {
+    const int hi = digit(hex[2 * i]), lo = digit(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      return invalid_argument("DistributedContext::join: the unique id is not hex at character " +
+                              std::to_string(2 * i));
+    id->internal[i] = static_cast<char>(hi * 16 + lo);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+}  // namespace dist
+
+bool built_with_nccl() { return true; }
+
+Status new_unique_id(std::string* out) {
+  dist::keep_nvls_off();
+  ncclUniqueId id;
+  const ncclResult_t r = ncclGetUniqueId(&id);
+  if (r != ncclSuccess) return dist::nccl_error(r, "ncclGetUniqueId", "new_unique_id");
+  out->clear();
+  for (char c : id.internal) {
+    const auto b = static_cast<unsigned char>(c);
+    out->push_back(dist::kHex[b >> 4]);
+    out->push_back(dist::kHex[b & 15]);
+  }
+  return Status::ok();
+}
+
+Status DistributedContext::create(const std::vector<int>& devices, const DistributedConfig& config,
+                                  std::unique_ptr<DistributedContext>* out) {
+  const std::string who = "DistributedContext::create";
+  if (devices.empty()) return invalid_argument(who + ": the device list is empty");
+  std::set<int> seen;
+  for (int d : devices) {
+    TILEKIT_RETURN_IF_ERROR(dist::check_device(d, who));
+    if (!seen.insert(d).second)
+      return invalid_argument(who + ": device " + std::to_string(d) + " is listed twice");
+  }
+  dist::keep_nvls_off();
+  // ncclCommInitAll would do this in one call, but blocking: one id and a group of nonblocking
+  // inits, one per device, can be aborted when a device fails to join.
+  ncclUniqueId id;
+  ncclResult_t r = ncclGetUniqueId(&id);
+  if (r != ncclSuccess) return dist::nccl_error(r, "ncclGetUniqueId", who);
+  const int size = static_cast<int>(devices.size());
+  std::vector<ncclComm_t> comms(devices.size(), nullptr);
+  ncclConfig_t cfg = dist::nonblocking_config();
+  r = ncclGroupStart();
+  if (r != ncclSuccess) return dist::nccl_error(r, "ncclGroupStart", who);
+  for (int i = 0; i < size; ++i) {
+    TILEKIT_CUDA_TRY(cudaSetDevice(devices[i]));
+    r = ncclCommInitRankConfig(&comms[i], size, id, i, &cfg);
+    if (r != ncclSuccess && r != ncclInProgress) {
+      (void)ncclGroupEnd();
+      return dist::nccl_error(r, "ncclCommInitRankConfig for device " + std::to_string(devices[i]),
+                              who);
+    }
+  }
+  r = ncclGroupEnd();
+  if (r != ncclSuccess && r != ncclInProgress) return dist::nccl_error(r, "ncclGroupEnd", who);
+  TILEKIT_RETURN_IF_ERROR(dist::wait_initialized(comms, config.timeout_s, who));
+  std::vector<int> ranks(devices.size());
+  for (int i = 0; i < size; ++i) ranks[i] = i;
+  return dist::wrap_all(comms, ranks, size, devices, /*owned=*/true, config, out);
+}
+
+Status DistributedContext::join(const std::string& unique_id, int ranks, int rank, int device,
+                                const DistributedConfig& config,
+                                std::unique_ptr<DistributedContext>* out) {
+  const std::string who = "DistributedContext::join";
+  if (ranks < 1 || rank < 0 || rank >= ranks)
+    return invalid_argument(who + ": rank " + std::to_string(rank) + " of " +
+                            std::to_string(ranks) + " ranks is out of range");
+  TILEKIT_RETURN_IF_ERROR(dist::check_device(device, who));
+  ncclUniqueId id;
+  TILEKIT_RETURN_IF_ERROR(dist::decode_unique_id(unique_id, &id));
+  dist::keep_nvls_off();
+  TILEKIT_CUDA_TRY(cudaSetDevice(device));
+  std::vector<ncclComm_t> comms(1, nullptr);
+  ncclConfig_t cfg = dist::nonblocking_config();
+  const ncclResult_t r = ncclCommInitRankConfig(&comms[0], ranks, id, rank, &cfg);
+  if (r != ncclSuccess && r != ncclInProgress)
+    return dist::nccl_error(r, "ncclCommInitRankConfig", who);
+  TILEKIT_RETURN_IF_ERROR(dist::wait_initialized(comms, config.timeout_s, who));
+  return dist::wrap_all(comms, {rank}, ranks, {device}, /*owned=*/true, config, out);
+}
+
+Status DistributedContext::wrap(ncclComm* comm, int device, const DistributedConfig& config,
+                                std::unique_ptr<DistributedContext>* out) {
+  const std::string who = "DistributedContext::wrap";
+  if (!comm) return invalid_argument(who + ": comm is null");
+  TILEKIT_RETURN_IF_ERROR(dist::check_device(device, who));
+  int size = 0, rank = 0;
+  ncclResult_t r = ncclCommCount(comm, &size);
+  if (r != ncclSuccess) return dist::nccl_error(r, "ncclCommCount", who);
+  r = ncclCommUserRank(comm, &rank);
+  if (r != ncclSuccess) return dist::nccl_error(r, "ncclCommUserRank", who);
+  std::vector<ncclComm_t> comms{comm};
+  return dist::wrap_all(comms, {rank}, size, {device}, /*owned=*/false, config, out);
+}
+
+}  // namespace tilekit

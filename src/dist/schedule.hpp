@@ -1,0 +1,63 @@
+// schedule.hpp — what one rank does in a distributed GEMM, and in which order (internal).
+//
+// Everything is expressed as a row split: the column split is the row split of the transposed
+// problem (Cᵀ = op(B)ᵀ·op(A)ᵀ reads the same memory in the other layout with A and B swapped),
+// so one schedule serves both. In that view rank r holds rows rows[r] of op(A) and of C, and
+// op(B) travels as panels of columns: panel p is packed densely at a fixed offset of a buffer
+// that ends up holding all of op(B) on every rank.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dist/communicator.hpp"
+#include "tilekit/distributed.hpp"
+
+namespace tilekit::dist {
+
+struct Panel {
+  int owner = -1;            // the rank that sends it (-1: nobody; it is read where it lies)
+  int64_t col_begin = 0;     // columns of op(B)
+  int64_t cols = 0;
+  int64_t offset_bytes = 0;  // where it lies packed in the replica buffer
+  int64_t bytes = 0;
+};
+
+enum class StepKind { kPack, kBroadcast };
+struct TransferStep {
+  StepKind kind = StepKind::kPack;
+  int panel = 0;
+  bool completes_panel = false;  // signal the compute lane after this step
+};
+
+struct Schedule {
+  std::vector<Panel> panels;           // in global order, the same on every rank
+  std::vector<TransferStep> transfer;  // this rank's transfer lane, in order
+  std::vector<int> compute;            // the panels this rank multiplies, in order
+  std::vector<bool> wait_for;          // per panel: the compute lane waits for its signal
+  bool direct = false;                 // GEMMs read op(B) where the caller holds it
+  int64_t buffer_bytes = 0;            // the replica buffer
+};
+
+// The schedule of `rank` for op(B) of k × sum(cols) in `layout`/`op_b` with `elem_bytes`
+// elements. Own panels are packed first and multiplied first (they need no transfer); the
+// broadcasts go in global order, so every rank issues the same collectives in the same order;
+// each panel's GEMM waits only for that panel. `source_on_host`: the caller's op(B) is host
+// memory, so even kEveryRank packs (uploads) it.
+Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& cols,
+                        int panels_per_block, int rank, int64_t k, int64_t elem_bytes,
+                        Layout layout, Op op_b, bool source_on_host);
+
+// The transposed problem: the column split of `p` is the row split of the result.
+GemmProblem transposed_view(const GemmProblem& p);
+
+// Runs one rank's part of `global` (the caller's orientation). Host mode (`host`): the
+// operands are `global`'s host pointers and `blocks` is ignored. Every rank of the job must call
+// this with the same global problem, plan and options; every rank returns the same verdict.
+// `prior`: an error this rank found before (a plan it could not make): it still takes part in
+// the agreement, so that its peers fail at once instead of waiting for it.
+Status run_rank(Communicator& comm, const GemmProblem& global, const DistributionPlan& plan,
+                const LocalBlocks& blocks, bool host, const DistributedOptions& options,
+                const Status& prior, RankStats* stats);
+
+}  // namespace tilekit::dist

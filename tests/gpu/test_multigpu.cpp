@@ -1,0 +1,331 @@
+// The distributed GEMM on real GPUs through NCCL (needs 2 GPUs; skips with fewer unless
+// TILEKIT_REQUIRE_GPU=1): results equal one GPU's result of the same kernel bit for bit, for
+// both splits, every replica source, resident and host operands; faults (a missing device,
+// ranks that disagree, a rank with bad blocks, a rank that never comes) end in an error on every
+// rank, within the timeout, with nothing written to C.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "support/gpu_gate.hpp"
+#include "tilekit/distributed.hpp"
+
+namespace tilekit::testing {
+namespace {
+
+#define REQUIRE_TWO_GPUS_OR_SKIP()                                                          \
+  do {                                                                                      \
+    if (!built_with_nccl()) GTEST_SKIP() << "built without NCCL";                           \
+    if (cuda_device_count() < 2) {                                                          \
+      if (gpu_required()) FAIL() << "TILEKIT_REQUIRE_GPU=1 but fewer than 2 GPUs";          \
+      GTEST_SKIP() << "fewer than 2 CUDA GPUs";                                             \
+    }                                                                                       \
+  } while (0)
+
+std::vector<float> random_floats(size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+// Row-major NN host problem with padded leading dimensions.
+struct HostCase {
+  int64_t m, n, k;
+  std::vector<float> a, b, c;
+  GemmProblem p;
+  HostCase(int64_t m_, int64_t n_, int64_t k_, float beta, uint32_t seed) : m(m_), n(n_), k(k_) {
+    a = random_floats(static_cast<size_t>(m * (k + 1)), seed);
+    b = random_floats(static_cast<size_t>(k * (n + 2)), seed + 1);
+    c = random_floats(static_cast<size_t>(m * (n + 3)), seed + 2);
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.alpha = 1.25f;
+    p.beta = beta;
+    p.a = a.data();
+    p.lda = k + 1;
+    p.b = b.data();
+    p.ldb = n + 2;
+    p.c = c.data();
+    p.ldc = n + 3;
+  }
+};
+
+// One GPU, one call of `kernel`: the result the distributed call must reproduce. A kernel that
+// refuses the shape sets *refused (when given) instead of failing the test.
+std::vector<float> one_gpu(const HostCase& h, const std::string& kernel, bool* refused = nullptr) {
+  const Context ctx = Context::cuda(0);
+  DeviceBuffer<float> a, b, c;
+  EXPECT_TRUE(a.allocate_on(0, h.a.size(), "A") && b.allocate_on(0, h.b.size(), "B") &&
+              c.allocate_on(0, h.c.size(), "C"));
+  EXPECT_TRUE(a.upload(h.a.data(), h.a.size()) && b.upload(h.b.data(), h.b.size()) &&
+              c.upload(h.c.data(), h.c.size()));
+  GemmProblem p = h.p;
+  p.a = a.get();
+  p.b = b.get();
+  p.c = c.get();
+  GemmOptions o;
+  o.kernel = kernel;
+  const Status s = gemm(ctx, p, o);
+  if (refused) *refused = s.code() == StatusCode::kNotSupported;
+  if (!refused || !*refused) EXPECT_TRUE(s) << s.to_string();
+  EXPECT_TRUE(device_synchronize(ctx));
+  std::vector<float> out(h.c.size());
+  EXPECT_TRUE(c.download(out.data(), out.size()));
+  return out;
+}
+
+// Own f32 CUDA kernels whose result per element does not depend on the shape around it: split-K
+// kernels (split_k -1: chosen per shape), the skinny kernel (k sliced by shape) and kernels that
+// pick their tile when launched choose from the shape, so a panel may be summed in another order
+// than the whole. Highest auto rank first.
+std::vector<std::string> position_independent_kernels() {
+  std::vector<const GemmKernel*> out;
+  for (const auto& k : Registry::instance().gemm_kernels())
+    if (k.info.backend == Backend::kCuda && k.info.role == KernelRole::kOwn &&
+        k.info.types == GemmTypes{} && (k.info.tiling.split_k == 0 || k.info.tiling.split_k == 1) &&
+        !k.info.tiling.chosen_at_run_time && k.info.id.find("skinny") == std::string::npos)
+      out.push_back(&k);
+  std::stable_sort(out.begin(), out.end(), [](const GemmKernel* a, const GemmKernel* b) {
+    return a->info.auto_rank > b->info.auto_rank;
+  });
+  std::vector<std::string> ids;
+  for (const GemmKernel* k : out) ids.push_back(k->info.id);
+  return ids;
+}
+
+std::unique_ptr<DistributedContext> two_gpus(double timeout_s = 60) {
+  std::unique_ptr<DistributedContext> ctx;
+  DistributedConfig config;
+  config.timeout_s = timeout_s;
+  const Status s = DistributedContext::create({0, 1}, config, &ctx);
+  EXPECT_TRUE(s) << s.to_string();
+  return ctx;
+}
+
+TEST(MultiGpu, HostOperandsMatchOneGpuBitForBitForEveryKernel) {
+  REQUIRE_TWO_GPUS_OR_SKIP();
+  auto ctx = two_gpus();
+  ASSERT_TRUE(ctx);
+  for (const std::string& kernel : position_independent_kernels()) {
+    HostCase h(1000, 777, 333, 0.5f, 7);
+    bool refused = false;
+    const std::vector<float> expected = one_gpu(h, kernel, &refused);
+    if (refused) continue;  // the kernel cannot run this shape on one GPU either
+    DistributedOptions o;
+    o.kernel = kernel;
+    const Status s = gemm_distributed_host(*ctx, h.p, o);
+    if (s.code() == StatusCode::kNotSupported) continue;  // the kernel refuses the shape
+    ASSERT_TRUE(s) << kernel << ": " << s.to_string();
+    EXPECT_EQ(std::memcmp(expected.data(), h.c.data(), expected.size() * sizeof(float)), 0)
+        << kernel;
+  }
+}
+
+TEST(MultiGpu, EverySplitAndSourceMatchesOneGpuBitForBit) {
+  REQUIRE_TWO_GPUS_OR_SKIP();
+  const auto kernels = position_independent_kernels();
+  ASSERT_FALSE(kernels.empty());
+  const std::string kernel = kernels.front();
+  auto ctx = two_gpus();
+  ASSERT_TRUE(ctx);
+  uint32_t seed = 100;
+  struct Shape { int64_t m, n, k; };
+  for (const Shape shape : {Shape{512, 512, 256}, Shape{1, 300, 64}, Shape{300, 1, 64},
+                            Shape{129, 257, 65}, Shape{64, 64, 0}})
+    for (DistSplit split : {DistSplit::kRows, DistSplit::kColumns})
+      for (ReplicaSource source :
+           {ReplicaSource::kBlocks, ReplicaSource::kRoot, ReplicaSource::kEveryRank})
+        for (int panels : {1, 3}) {
+          HostCase h(shape.m, shape.n, shape.k, seed % 2 ? 0.0f : 0.5f, ++seed);
+          const std::vector<float> expected = one_gpu(h, kernel);
+          DistributedOptions o;
+          o.kernel = kernel;
+          o.split = split;
+          o.source = source;
+          o.panels_per_block = panels;
+          DistributedStats stats;
+          const Status s = gemm_distributed_host(*ctx, h.p, o, &stats);
+          const std::string what = kernel + " " + std::to_string(shape.m) + "x" +
+                                   std::to_string(shape.n) + "x" + std::to_string(shape.k) + " " +
+                                   dist_split_name(split) + " " + replica_source_name(source) +
+                                   " panels " + std::to_string(panels);
+          ASSERT_TRUE(s) << what << ": " << s.to_string();
+          EXPECT_EQ(std::memcmp(expected.data(), h.c.data(), expected.size() * sizeof(float)), 0)
+              << what;
+          ASSERT_EQ(stats.ranks.size(), 2u);
+        }
+}
+
+// Resident blocks of a row-major NN problem, rows split, B's column blocks all-gathered.
+struct ResidentBlocks {
+  std::vector<DeviceBuffer<float>> a, b, c;
+  std::vector<LocalBlocks> blocks;
+};
+ResidentBlocks upload_blocks(const HostCase& h, const DistributionPlan& plan) {
+  ResidentBlocks r;
+  r.a.resize(2);
+  r.b.resize(2);
+  r.c.resize(2);
+  for (int g = 0; g < 2; ++g) {
+    const IndexRange rows = plan.rows[g], cols = plan.cols[g];
+    std::vector<float> a(static_cast<size_t>(std::max<int64_t>(1, rows.size * h.k)));
+    std::vector<float> b(static_cast<size_t>(std::max<int64_t>(1, h.k * cols.size)));
+    std::vector<float> c(static_cast<size_t>(std::max<int64_t>(1, rows.size * h.n)));
+    for (int64_t i = 0; i < rows.size; ++i)
+      for (int64_t j = 0; j < h.k; ++j) a[i * h.k + j] = h.a[(rows.begin + i) * h.p.lda + j];
+    for (int64_t i = 0; i < h.k; ++i)
+      for (int64_t j = 0; j < cols.size; ++j) b[i * cols.size + j] = h.b[i * h.p.ldb + cols.begin + j];
+    for (int64_t i = 0; i < rows.size; ++i)
+      for (int64_t j = 0; j < h.n; ++j) c[i * h.n + j] = h.c[(rows.begin + i) * h.p.ldc + j];
+    EXPECT_TRUE(r.a[g].allocate_on(g, a.size(), "A") && r.a[g].upload(a.data(), a.size()));
+    EXPECT_TRUE(r.b[g].allocate_on(g, b.size(), "B") && r.b[g].upload(b.data(), b.size()));
+    EXPECT_TRUE(r.c[g].allocate_on(g, c.size(), "C") && r.c[g].upload(c.data(), c.size()));
+    r.blocks.push_back({r.a[g].get(), std::max<int64_t>(1, h.k), r.b[g].get(),
+                        std::max<int64_t>(1, cols.size), r.c[g].get(), std::max<int64_t>(1, h.n)});
+  }
+  return r;
+}
+std::vector<float> download_rows(ResidentBlocks& r, const HostCase& h, const DistributionPlan& plan) {
+  std::vector<float> out = h.c;
+  for (int g = 0; g < 2; ++g) {
+    const IndexRange rows = plan.rows[g];
+    std::vector<float> c(static_cast<size_t>(std::max<int64_t>(1, rows.size * h.n)));
+    EXPECT_TRUE(r.c[g].download(c.data(), c.size()));
+    for (int64_t i = 0; i < rows.size; ++i)
+      for (int64_t j = 0; j < h.n; ++j) out[(rows.begin + i) * h.p.ldc + j] = c[i * h.n + j];
+  }
+  return out;
+}
+
+TEST(MultiGpu, ResidentBlocksMatchOneGpuBitForBit) {
+  REQUIRE_TWO_GPUS_OR_SKIP();
+  const std::string kernel = position_independent_kernels().front();
+  auto ctx = two_gpus();
+  ASSERT_TRUE(ctx);
+  HostCase h(2048, 1536, 1024, 0.0f, 42);
+  const std::vector<float> expected = one_gpu(h, kernel);
+  DistributedOptions o;
+  o.kernel = kernel;
+  o.split = DistSplit::kRows;
+  DistributionPlan plan;
+  ASSERT_TRUE(plan_distribution(h.p, 2, o, &plan));
+  ResidentBlocks r = upload_blocks(h, plan);
+  DistributedStats stats;
+  const Status s = gemm_distributed(*ctx, h.p, r.blocks, o, &stats);
+  ASSERT_TRUE(s) << s.to_string();
+  const std::vector<float> got = download_rows(r, h, plan);
+  EXPECT_EQ(std::memcmp(expected.data(), got.data(), got.size() * sizeof(float)), 0);
+  for (const RankStats& rs : stats.ranks) {
+    EXPECT_GT(rs.compute_ms, 0.0) << "rank " << rs.rank;
+    EXPECT_GT(rs.transfer_ms, 0.0) << "rank " << rs.rank;
+  }
+  // Through the staging copy of C: the same bits.
+  ResidentBlocks staged = upload_blocks(h, plan);
+  o.all_or_nothing = true;
+  const Status s2 = gemm_distributed(*ctx, h.p, staged.blocks, o);
+  ASSERT_TRUE(s2) << s2.to_string();
+  EXPECT_EQ(download_rows(staged, h, plan), got);
+}
+
+TEST(MultiGpuFaults, AMissingOrRepeatedDeviceIsNamed) {
+  REQUIRE_TWO_GPUS_OR_SKIP();
+  std::unique_ptr<DistributedContext> ctx;
+  Status s = DistributedContext::create({0, 99}, {}, &ctx);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("device 99 is missing"), std::string::npos) << s.message();
+  s = DistributedContext::create({1, 1}, {}, &ctx);
+  EXPECT_NE(s.message().find("listed twice"), std::string::npos) << s.message();
+  EXPECT_EQ(std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : ""),
+            "0");
+}
+
+// Two "processes" (threads, each its own context made with join and one unique id): the path of
+// a job spread over hosts.
+struct Joined {
+  std::unique_ptr<DistributedContext> ctx[2];
+  Joined() = default;
+  Joined(Joined&&) = default;
+  // Two processes would end their communicators at the same time: so do the two threads.
+  ~Joined() {
+    std::thread t([this] { ctx[1].reset(); });
+    ctx[0].reset();
+    t.join();
+  }
+};
+Joined join_two(double timeout_s) {
+  std::string id;
+  EXPECT_TRUE(new_unique_id(&id));
+  Joined j;
+  Status st[2];
+  DistributedConfig config;
+  config.timeout_s = timeout_s;
+  std::thread t1([&] { st[1] = DistributedContext::join(id, 2, 1, 1, config, &j.ctx[1]); });
+  st[0] = DistributedContext::join(id, 2, 0, 0, config, &j.ctx[0]);
+  t1.join();
+  EXPECT_TRUE(st[0]) << st[0].to_string();
+  EXPECT_TRUE(st[1]) << st[1].to_string();
+  return j;
+}
+
+TEST(MultiGpuFaults, RanksThatDisagreeFailEverywhereWithCUntouched) {
+  REQUIRE_TWO_GPUS_OR_SKIP();
+  Joined j = join_two(30);
+  ASSERT_TRUE(j.ctx[0] && j.ctx[1]);
+  HostCase h(256, 256, 128, 0.0f, 3);
+  DistributionPlan plan;
+  ASSERT_TRUE(plan_distribution(h.p, 2, {}, &plan));
+  ResidentBlocks r = upload_blocks(h, plan);
+  GemmProblem other = h.p;
+  other.k = 127;  // rank 1 was told another k
+  Status st[2];
+  std::thread t1([&] { st[1] = gemm_distributed(*j.ctx[1], other, {r.blocks[1]}); });
+  st[0] = gemm_distributed(*j.ctx[0], h.p, {r.blocks[0]});
+  t1.join();
+  for (const Status& s : st) {
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("disagree on k"), std::string::npos) << s.message();
+  }
+  EXPECT_EQ(download_rows(r, h, plan), h.c);
+  // A rank with bad blocks: its own message, the peer's names it; C untouched again.
+  std::vector<LocalBlocks> bad = r.blocks;
+  bad[1].ldb = 1;
+  std::thread t2([&] { st[1] = gemm_distributed(*j.ctx[1], h.p, {bad[1]}); });
+  st[0] = gemm_distributed(*j.ctx[0], h.p, {bad[0]});
+  t2.join();
+  EXPECT_NE(st[1].message().find("ldb = 1"), std::string::npos) << st[1].message();
+  EXPECT_NE(st[0].message().find("rank 1 failed before the multiplication"), std::string::npos)
+      << st[0].message();
+  EXPECT_EQ(download_rows(r, h, plan), h.c);
+}
+
+TEST(MultiGpuFaults, ARankThatNeverComesEndsInATimeout) {
+  REQUIRE_TWO_GPUS_OR_SKIP();
+  Joined j = join_two(5);
+  ASSERT_TRUE(j.ctx[0] && j.ctx[1]);
+  HostCase h(256, 256, 128, 0.0f, 4);
+  DistributionPlan plan;
+  ASSERT_TRUE(plan_distribution(h.p, 2, {}, &plan));
+  ResidentBlocks r = upload_blocks(h, plan);
+  const auto start = std::chrono::steady_clock::now();
+  const Status s = gemm_distributed(*j.ctx[0], h.p, {r.blocks[0]});  // rank 1 never calls
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("aborted"), std::string::npos) << s.message();
+  EXPECT_LT(waited, 30.0);
+  EXPECT_EQ(download_rows(r, h, plan), h.c);
+  // The aborted context refuses further work with a message saying so.
+  const Status again = gemm_distributed(*j.ctx[0], h.p, {r.blocks[0]});
+  EXPECT_NE(again.message().find("aborted"), std::string::npos) << again.message();
+}
+
+}  // namespace
+}  // namespace tilekit::testing
