@@ -324,9 +324,13 @@ __device__ __forceinline__ void store_tile(const WgmmaArgs& a, const float (&acc
 // ---- stream-K partial tiles ---------------------------------------------------------------------
 
 // Synchronises the 128 threads of one consumer warpgroup (named barrier 1 + consumer; 0 is
-// __syncthreads).
+// __syncthreads). The ids are immediates: with an id in a register ptxas reserves all 16
+// barriers, and the runtime then fits only 4 blocks per SM whatever their size.
 __device__ __forceinline__ void consumer_barrier(int consumer) {
-  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + consumer) : "memory");
+  if (consumer == 0)
+    asm volatile("bar.sync 1, 128;\n" ::: "memory");
+  else
+    asm volatile("bar.sync 2, 128;\n" ::: "memory");
 }
 
 // Each thread's accumulators in its block's slot, laid out [consumer][register][thread] so that
