@@ -161,23 +161,35 @@ def test_matmul_float32(rng, m, n, k):
     assert_gemm_close(out, *gemm_reference(a, b))
 
 
-def test_gil_released_while_running(rng):
-    """The kernel runs without the GIL: this thread keeps running while another multiplies. With
-    the GIL held, this loop would stall for the whole call."""
-    a, b = operand(rng, 500, 500), operand(rng, 500, 500)
-    kernel = "gemm.cpu.reference.f32"  # slow on purpose: a long call makes a stall unmistakable
-    start = time.perf_counter()
-    tilekit.gemm(a, b, kernel=kernel)
-    alone = time.perf_counter() - start
-    worker = threading.Thread(target=tilekit.gemm, args=(a, b), kwargs=dict(kernel=kernel))
+def longest_stall_during(call):
+    """Runs call() on a worker thread; returns how long, at most, this thread went without running
+    meanwhile (it needs the GIL for every loop iteration)."""
+    worker = threading.Thread(target=call)
     longest, last = 0.0, time.perf_counter()
     worker.start()
     while worker.is_alive():
         now = time.perf_counter()
         longest, last = max(longest, now - last), now
     worker.join()
-    assert longest < alone / 2, (f"this thread stalled {longest * 1e3:.0f} ms during a "
-                                 f"{alone * 1e3:.0f} ms GEMM: the GIL was held")
+    return longest
+
+
+def test_gil_released_while_running(rng):
+    """The kernel runs without the GIL: this thread keeps running while another multiplies. With
+    the GIL held, this loop would stall for the whole call, every time; a busy machine can stall
+    it once for other reasons (seen on the 16-core GPU host), so the best of three attempts counts."""
+    a, b = operand(rng, 500, 500), operand(rng, 500, 500)
+    kernel = "gemm.cpu.reference.f32"  # slow on purpose: a long call makes a stall unmistakable
+    start = time.perf_counter()
+    tilekit.gemm(a, b, kernel=kernel)
+    alone = time.perf_counter() - start
+    stalls = []
+    for _ in range(3):
+        stalls.append(longest_stall_during(lambda: tilekit.gemm(a, b, kernel=kernel)))
+        if stalls[-1] < alone / 2:
+            break
+    assert min(stalls) < alone / 2, (f"this thread stalled {min(stalls) * 1e3:.0f} ms (best of "
+                                     f"{len(stalls)}) during a {alone * 1e3:.0f} ms GEMM: the GIL was held")
 
 
 class OnlyDLPack:
