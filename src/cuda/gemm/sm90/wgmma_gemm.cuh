@@ -4,12 +4,16 @@
 //   producer  (warpgroup 0, one thread): waits until a stage is empty, announces its bytes on
 //             the stage's `full` mbarrier, and issues the TMA loads of the next A and B k-tile.
 //   consumers (warpgroups 1, 2): each owns 64 rows of the 128-row C tile; waits until a stage
-//             is full, issues 4 wgmma m64nBNk16 on it (k-tile of 64), keeps one wgmma group in
-//             flight and frees the stage before last by arriving on its `empty` mbarrier.
+//             is full, issues its wgmma on it (a k-tile is one 128-byte row: 64 16-bit or 32
+//             tf32 elements), keeps one wgmma group in flight and frees the stage before last by
+//             arriving on its `empty` mbarrier.
 // The producer gives registers away (setmaxnreg) so that each consumer thread can keep its
 // 64 × BN / 128 FP32 accumulators. Odd m, n, k: TMA zero-fills what lies past the edges and
 // the epilogue stores only elements inside C. Blocks walk the tile list from blockIdx.x with
-// stride gridDim.x: one tile each in step 01, persistent (one block per SM) in step 02.
+// stride gridDim.x; each step's `Schedule` says how many blocks (a tile each in step 01, one per
+// SM from step 02), whether the tail is shared as stream-K ranges (step 03) and whether the
+// consumers take whole tiles in turn (ping-pong, step 05). Step 04's tf32 operands are prepared
+// K-major in the workspace first (tma_operands.hpp).
 #pragma once
 
 #include <cuda.h>
@@ -41,7 +45,7 @@ struct WgmmaPolicy {
   static constexpr bool kTf32 = kOperands != Operands::k16Bit;
   static constexpr int kParts = kOperands == Operands::kTf32x3 ? 2 : 1;
   // 3xTF32 adds each k-tile's wgmma sum into FP32 registers with IEEE adds: the tensor cores'
-  // own FP32 accumulation does not round to nearest, and over k = 16384 its error grew to 300x
+  // own FP32 accumulation does not round to nearest, and over k = 16384 its error grew to 310x
   // SGEMM's (docs/hopper.md). Needs a second set of accumulators.
   static constexpr bool kPromote = kOperands == Operands::kTf32x3;
   static constexpr int kBm = 128, kBn = kBnN, kBk = 128 / sizeof(T), kStages = kStagesN;
