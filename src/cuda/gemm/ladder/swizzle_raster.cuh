@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "cuda/gemm/detail/tile_order.cuh"
 #include "cuda/gemm/ladder/async_pipeline.cuh"
 
 namespace tilekit::cuda {
@@ -28,11 +29,8 @@ template <int kGroup>
 struct GroupedRaster {
   static std::string name() { return "g" + std::to_string(kGroup); }
   __device__ static __forceinline__ TileCoord tile(int id, int tiles_m, int tiles_n) {
-    const int per_group = kGroup * tiles_n;
-    const int first_m = id / per_group * kGroup;
-    const int rows = min(tiles_m - first_m, kGroup);
-    const int in_group = id % per_group;
-    return {first_m + in_group % rows, in_group / rows};
+    const GroupedTile t = grouped_tile(id, tiles_m, tiles_n, kGroup);
+    return {t.m, t.n};
   }
 };
 

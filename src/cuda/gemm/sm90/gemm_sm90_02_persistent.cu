@@ -21,7 +21,7 @@ struct Persistent {
   static constexpr int kGroupRows = 8;
   static constexpr bool kPingPong = false;
   static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
-    return sm90::WgmmaPlan{std::min(sms, tiles), tiles, 0};
+    return sm90::persistent_plan(sms, tiles);
   }
 };
 

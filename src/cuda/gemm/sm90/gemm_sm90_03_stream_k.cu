@@ -29,7 +29,7 @@ struct StreamKTail {
   static constexpr bool kPingPong = false;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
     const int rounds = tiles / sms, tail = tiles % sms;
-    if (tail == 0 || k_tiles < 2) return sm90::WgmmaPlan{std::min(sms, tiles), tiles, 0};
+    if (tail == 0 || k_tiles < 2) return sm90::persistent_plan(sms, tiles);
     const int streamed = tail + (rounds > 0 ? sms : 0);
     const int64_t iters = static_cast<int64_t>(streamed) * k_tiles;
     const int blocks = rounds > 0 ? sms

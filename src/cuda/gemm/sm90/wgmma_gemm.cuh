@@ -26,6 +26,7 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/kernel_entry.hpp"
+#include "cuda/gemm/detail/tile_order.cuh"
 #include "cuda/gemm/sm90/hopper_ptx.cuh"
 #include "cuda/gemm/sm90/tma_operands.hpp"
 #include "cuda/gemm/sm90/wgmma_ops.cuh"
@@ -105,15 +106,11 @@ struct WgmmaArgs {
   int* flags = nullptr;
 };
 
-// Tile `t` of the walk → its tile row and column: groups of `group_rows` tile rows, each group
-// walked column by column so that consecutive blocks reuse the same B columns and A rows.
+// Tile `t` of the walk → its tile row and column (grouped order, detail/tile_order.cuh).
 __device__ __forceinline__ void tile_coords(const WgmmaArgs& a, int t, int* tm, int* tn) {
-  const int per_group = a.group_rows * a.tiles_n;
-  const int first_row = t / per_group * a.group_rows;
-  const int rows = min(a.group_rows, a.tiles_m - first_row);
-  const int in_group = t % per_group;
-  *tm = first_row + in_group % rows;
-  *tn = in_group / rows;
+  const GroupedTile g = grouped_tile(t, a.tiles_m, a.tiles_n, a.group_rows);
+  *tm = g.m;
+  *tn = g.n;
 }
 
 // A piece of work: k-tiles [k_begin, k_end) of tile `tile` (the walk's index).
@@ -158,29 +155,18 @@ struct OperandMaps {
   CUtensorMap a, b, a_small, b_small;
 };
 
-// A k-tile of A into `dst`: one box of kBk k × 128 rows (K-major), or two of 64 m × 64 k
-// (M-major, 16-bit only: each 64-element chunk of m its own 8 KB block).
-template <typename P, bool kMnMajor>
-__device__ __forceinline__ void load_a(uint8_t* dst, const CUtensorMap* map, int tm, int kt,
-                                       uint64_t* full) {
+// A k-tile of one operand into `dst`, for C tile row (A) or column (B) `tile` of `kRows` rows:
+// one box of kBk k × kRows (K-major), or kRows / 64 boxes of 64 m-or-n × 64 k (MN-major,
+// 16-bit only: each 64-element chunk its own 8 KB block).
+template <typename P, int kRows, bool kMnMajor>
+__device__ __forceinline__ void load_operand(uint8_t* dst, const CUtensorMap* map, int tile, int kt,
+                                             uint64_t* full) {
   if constexpr (!kMnMajor) {
-    tma_load_2d(dst, map, kt * P::kBk, tm * P::kBm, full);
+    tma_load_2d(dst, map, kt * P::kBk, tile * kRows, full);
   } else {
 #pragma unroll
-    for (int j = 0; j < P::kBm / 64; ++j)
-      tma_load_2d(dst + j * 64 * P::kBk * 2, map, tm * P::kBm + 64 * j, kt * P::kBk, full);
-  }
-}
-
-template <typename P, bool kMnMajor>
-__device__ __forceinline__ void load_b(uint8_t* dst, const CUtensorMap* map, int tn, int kt,
-                                       uint64_t* full) {
-  if constexpr (!kMnMajor) {
-    tma_load_2d(dst, map, kt * P::kBk, tn * P::kBn, full);
-  } else {
-#pragma unroll
-    for (int j = 0; j < P::kBn / 64; ++j)
-      tma_load_2d(dst + j * 64 * P::kBk * 2, map, tn * P::kBn + 64 * j, kt * P::kBk, full);
+    for (int j = 0; j < kRows / 64; ++j)
+      tma_load_2d(dst + j * 64 * P::kBk * 2, map, tile * kRows + 64 * j, kt * P::kBk, full);
   }
 }
 
@@ -197,11 +183,11 @@ __device__ void produce(const WgmmaArgs& args, const OperandMaps& maps, uint8_t*
       barrier_arrive_expect_bytes(&full[stage], P::kAStageBytes + P::kBStageBytes);
       uint8_t* a_stage = ring_a + stage * P::kAStageBytes;
       uint8_t* b_stage = ring_b + stage * P::kBStageBytes;
-      load_a<P, kAMn>(a_stage, &maps.a, tm, kt, &full[stage]);
-      load_b<P, kBMn>(b_stage, &maps.b, tn, kt, &full[stage]);
+      load_operand<P, P::kBm, kAMn>(a_stage, &maps.a, tm, kt, &full[stage]);
+      load_operand<P, P::kBn, kBMn>(b_stage, &maps.b, tn, kt, &full[stage]);
       if constexpr (P::kParts == 2) {
-        load_a<P, kAMn>(a_stage + P::kATileBytes, &maps.a_small, tm, kt, &full[stage]);
-        load_b<P, kBMn>(b_stage + P::kBTileBytes, &maps.b_small, tn, kt, &full[stage]);
+        load_operand<P, P::kBm, kAMn>(a_stage + P::kATileBytes, &maps.a_small, tm, kt, &full[stage]);
+        load_operand<P, P::kBn, kBMn>(b_stage + P::kBTileBytes, &maps.b_small, tn, kt, &full[stage]);
       }
       if (++stage == P::kStages) {
         stage = 0;
@@ -570,6 +556,10 @@ struct WgmmaPlan {
   int64_t stream_k_iters = 0;
   bool stream_k() const { return stream_k_iters > 0; }
 };
+
+// Step 02's plan, which steps 03–05 also use: one block per SM (fewer when there are fewer
+// tiles), every tile whole.
+inline WgmmaPlan persistent_plan(int sms, int tiles) { return WgmmaPlan{std::min(sms, tiles), tiles, 0}; }
 
 template <typename P>
 struct WgmmaShape {
