@@ -82,15 +82,19 @@ struct Operands {
   size_t b_bytes() const { return b16.empty() ? b.size() * 4 : b16.size() * 2; }
 };
 
-// The kernel a row runs at this shape: itself, or for the auto row the selector's choice.
+// The kernel a row runs at this shape: itself, or for the auto row the selector's choice (with
+// the run-time split its tuned entry names, as gemm() would run it).
 Status resolve_row_kernel(const GemmKernel* kernel, const GemmBenchConfig& cfg,
-                          const GemmProblem& p, const GemmKernel** out, std::string* reason) {
+                          const GemmProblem& p, const GemmKernel** out, std::string* reason,
+                          int* split_k) {
   *out = kernel;
+  *split_k = p.split_k;
   if (kernel) return Status::ok();
   Selection<GemmProblem> chosen;
   TILEKIT_RETURN_IF_ERROR(select_gemm_kernel(p, cfg.ctx, cfg.allow_vendor, &chosen));
   *out = chosen.kernel;
   *reason = chosen.reason;
+  if (p.split_k == 0 && takes_run_time_split_k(chosen.kernel->info)) *split_k = chosen.split_k;
   return Status::ok();
 }
 
@@ -324,6 +328,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
     p.k = shape.k;
     p.alpha = cfg.alpha;
     p.beta = cfg.beta;
+    p.split_k = cfg.split_k;
     p.lda = p.min_lda();
     p.ldb = p.min_ldb();
     p.ldc = p.min_ldc();
@@ -399,9 +404,11 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
 
       const GemmKernel* kernel = nullptr;
       std::string reason;
-      Status can = resolve_row_kernel(listed, cfg, p, &kernel, &reason);
+      int split_k = 0;
+      Status can = resolve_row_kernel(listed, cfg, p, &kernel, &reason, &split_k);
       const bool is_baseline_row = listed != nullptr && listed == baseline;
-      const GemmProblem& run_p = is_baseline_row ? base_p : p;
+      GemmProblem run_p = is_baseline_row ? base_p : p;
+      run_p.split_k = split_k;
       const GemmReference& run_ref = is_baseline_row && baseline_own_reference ? base_ref : ref;
       if (can) can = can_run(*kernel, run_p, device);
       if (!can) {
@@ -446,6 +453,8 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       row.outcome = RowOutcome::kOk;
       mark_noise(&row);
       row.detail = listed ? check.summary() : kernel->info.id + ": " + check.summary();
+      if (run_p.split_k > 0 && takes_run_time_split_k(kernel->info))
+        row.detail += " (split-k " + std::to_string(run_p.split_k) + ")";
       row.gflops = row.timing.median_s > 0 ? row.flops / row.timing.median_s / 1e9 : 0;
       rows->push_back(row);
     }

@@ -37,6 +37,7 @@ struct GemmBenchConfig {
   Layout layout = Layout::kRowMajor;
   Op op_a = Op::kN, op_b = Op::kN;
   float alpha = 1.0f, beta = 0.0f;
+  int split_k = 0;           // GemmProblem::split_k of every row (0: each kernel chooses)
   uint64_t seed = 20261122;
   TimingPolicy timing;
   // Called before each (kernel, size) with a one-line description; and with rows as they finish.

@@ -28,6 +28,12 @@ struct GemmProblem {
   float beta = 0.0f;
   void* c = nullptr;        // elements of types.c
   int64_t ldc = 0;
+  // A run-time tuning parameter, not part of the arithmetic's definition: how many k-slices a
+  // kernel that takes one at run time (TileDesc::split_k < 0, step 10) cuts k into, summed in
+  // slice order. 0: the kernel chooses. Kernels without a run-time split ignore it; kernel
+  // "auto" fills it from the tuned entry it chose (docs/tuning.md). The result stays within the
+  // same error bound whatever the value; each value gives the same bits on every run.
+  int split_k = 0;
 
   // The operands as float32, for kernels that declare f32 storage (their registry entry
   // guarantees types.a/b/c are f32 before launch is called).

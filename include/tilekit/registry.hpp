@@ -26,7 +26,8 @@ struct TileDesc {
   int stages = 0;                             // shared-memory pipeline depth
   int threads = 0;                            // threads per block
   int cluster_m = 0, cluster_n = 0;           // thread-block cluster shape (sm_90)
-  int split_k = 0;                            // k-slices summed by a reduction (0/1 = none)
+  int split_k = 0;                            // k-slices summed by a reduction (0/1 = none;
+                                              // -1: per shape, and GemmProblem::split_k is honoured)
   bool chosen_at_run_time = false;            // block tile picked when launched (step 04)
   // "64x64x16, 16x16 threads, 4x4/thread" — empty when nothing is set.
   std::string describe() const;
@@ -189,7 +190,11 @@ template <typename P>
 struct Selection {
   const Kernel<P>* kernel = nullptr;
   std::string reason;
+  int split_k = 0;  // GEMM: the run-time k split the tuned entry was measured with (0: none)
 };
+
+// True when the kernel takes GemmProblem::split_k at run time (the tuner then measures splits).
+inline bool takes_run_time_split_k(const KernelInfo& k) { return k.tiling.split_k < 0; }
 
 // The kernel gemm(..., kernel "auto") runs for `p` on ctx: tilekit's own kernels only (vendor
 // kernels when `allow_vendor`), never a lower-precision compute mode than p.types asks for.

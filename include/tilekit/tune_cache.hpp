@@ -44,7 +44,7 @@ struct TuneBucket {
   Op op_a = Op::kN, op_b = Op::kN;
   Layout layout = Layout::kRowMajor;
   bool aligned16 = true;  // A, B and C start on 16-byte boundaries
-  bool ld_mult4 = true;   // lda, ldb and ldc are multiples of 4 elements
+  bool ld16 = true;       // lda, ldb and ldc, in bytes, are multiples of 16
   GemmTypes types;
   // Same everything except the sizes: only such buckets stand in for each other.
   bool same_class(const TuneBucket& o) const;
@@ -105,9 +105,14 @@ Status tune_cache_info(const Context& ctx, TuneCacheInfo* out);
 // wrote one, and in tests).
 void reload_tune_caches();
 
-// The table shipped in the source for a device (made by `tilekit tune` on that GPU and committed
-// with its command). EMPTY FOR NOW: no tuning run on the H200 has been made yet; the selector
-// already consults it, between the cache and the static ranking.
-std::vector<TuneEntry> shipped_tune_table(const TuneDeviceKey& key);
+// Parses the text of a cache file (any device, any build): the shipped tables and tests use it.
+Status parse_tune_cache(const std::string& text, TuneCache* out);
+
+// The table shipped in the source for a device: made by `tilekit tune` on a reference GPU and
+// committed with its command (src/core/tune_tables/, docs/tuning.md). The table of a device of
+// the same name and backend, else of the same backend and compute capability (the same kernels
+// run there; every entry still passes the checks of a named kernel before it is chosen), else
+// none. `made_on` (optional) receives the device the table was measured on, "" when none.
+std::vector<TuneEntry> shipped_tune_table(const TuneDeviceKey& key, std::string* made_on = nullptr);
 
 }  // namespace tilekit

@@ -147,6 +147,19 @@ Status select_auto(const KernelList<Kernel<P>>& list, const P& p, const Context&
   return select_kernel(list, p, ctx, device, allow_vendor, op, out);
 }
 
+// The problem the selector's choice runs: a GEMM gets the run-time k split its tuned entry was
+// measured with, unless the caller named one; other problems run as they are.
+inline GemmProblem with_selection(const GemmProblem& p, const Selection<GemmProblem>& chosen) {
+  GemmProblem q = p;
+  if (q.split_k == 0 && chosen.split_k > 0 && takes_run_time_split_k(chosen.kernel->info))
+    q.split_k = chosen.split_k;
+  return q;
+}
+template <typename P>
+const P& with_selection(const P& p, const Selection<P>&) {
+  return p;
+}
+
 // The whole call: `kernel` null = select.
 template <typename P>
 Status dispatch(const KernelList<Kernel<P>>& list, const Kernel<P>* kernel, const Context& ctx,
@@ -168,7 +181,7 @@ Status dispatch(const KernelList<Kernel<P>>& list, const Kernel<P>* kernel, cons
   } else {
     Selection<P> chosen;
     TILEKIT_RETURN_IF_ERROR(select_auto(list, p, ctx, device, allow_vendor, op, &chosen));
-    kernel = chosen.kernel;
+    return execute_kernel(*chosen.kernel, with_selection(p, chosen), ctx, device);
   }
   return execute_kernel(*kernel, p, ctx, device);
 }

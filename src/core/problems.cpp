@@ -88,6 +88,9 @@ Status validate(const GemmProblem& p) {
   }
   if (Status types = validate(p.types); !types)
     return Status(types.code(), "gemm: " + types.message());
+  if (p.split_k < 0)
+    return invalid_argument("gemm: split_k = " + std::to_string(p.split_k) +
+                            " must be >= 0 (0: the kernel chooses)");
   const char* layout = p.layout == Layout::kRowMajor ? "row-major" : "column-major";
   auto check_ld = [&](const char* name, int64_t ld, int64_t min_ld, const char* what,
                       int64_t rows, int64_t cols) -> Status {

@@ -21,7 +21,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kSchema = "tilekit-tune-cache";
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;  // 2: ld16 (strides in 16-byte units) replaced ld_mult4
 
 const char* op_letter(Op op) { return op == Op::kN ? "N" : "T"; }
 
@@ -35,7 +35,7 @@ json entry_json(const TuneEntry& e) {
   json j = {{"log2_m", b.log2_m},         {"log2_n", b.log2_n},
             {"log2_k", b.log2_k},         {"op_a", op_letter(b.op_a)},
             {"op_b", op_letter(b.op_b)},  {"layout", layout_name(b.layout)},
-            {"aligned16", b.aligned16},   {"ld_mult4", b.ld_mult4},
+            {"aligned16", b.aligned16},   {"ld16", b.ld16},
             {"types", types_json(b.types)}, {"kernel", e.kernel},
             {"m", e.m}, {"n", e.n}, {"k", e.k}};
   if (e.time_s > 0) j["time_s"] = e.time_s;
@@ -93,7 +93,7 @@ Status parse_entry(const json& j, TuneEntry* e) {
   TILEKIT_RETURN_IF_ERROR(get(j, "op_b", &op_b));
   TILEKIT_RETURN_IF_ERROR(get(j, "layout", &layout));
   TILEKIT_RETURN_IF_ERROR(get(j, "aligned16", &b.aligned16));
-  TILEKIT_RETURN_IF_ERROR(get(j, "ld_mult4", &b.ld_mult4));
+  TILEKIT_RETURN_IF_ERROR(get(j, "ld16", &b.ld16));
   TILEKIT_RETURN_IF_ERROR(get(j, "kernel", &e->kernel));
   TILEKIT_RETURN_IF_ERROR(parse_op(op_a, &b.op_a));
   TILEKIT_RETURN_IF_ERROR(parse_op(op_b, &b.op_b));
@@ -243,14 +243,16 @@ TuneBucket bucket_of(const GemmProblem& p) {
   b.layout = p.layout;
   auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   b.aligned16 = aligned(p.a) && aligned(p.b) && aligned(p.c);
-  b.ld_mult4 = p.lda % 4 == 0 && p.ldb % 4 == 0 && p.ldc % 4 == 0;
+  // Strides in whole 16-byte units: what float4 loads and TMA descriptors need.
+  auto ld16 = [](int64_t ld, DType t) { return ld * static_cast<int64_t>(dtype_size(t)) % 16 == 0; };
+  b.ld16 = ld16(p.lda, p.types.a) && ld16(p.ldb, p.types.b) && ld16(p.ldc, p.types.c);
   b.types = p.types;
   return b;
 }
 
 bool TuneBucket::same_class(const TuneBucket& o) const {
   return op_a == o.op_a && op_b == o.op_b && layout == o.layout && aligned16 == o.aligned16 &&
-         ld_mult4 == o.ld_mult4 && types == o.types;
+         ld16 == o.ld16 && types == o.types;
 }
 
 int TuneBucket::distance(const TuneBucket& o) const {
@@ -261,7 +263,8 @@ std::string TuneBucket::describe() const {
   auto p2 = [](int e) { return "2^" + std::to_string(e); };
   return std::string(layout_name(layout)) + " " + op_letter(op_a) + op_letter(op_b) + " " +
          p2(log2_m) + "x" + p2(log2_n) + "x" + p2(log2_k) + " " + types_tag(types) +
-         (aligned16 ? ", 16-byte aligned" : ", unaligned") + (ld_mult4 ? ", ld%4=0" : ", ld%4!=0");
+         (aligned16 ? ", 16-byte aligned" : ", unaligned") +
+         (ld16 ? ", ld in 16-byte units" : ", ld not in 16-byte units");
 }
 
 void TuneCache::put(const TuneEntry& e) {
@@ -297,6 +300,16 @@ std::string tune_cache_file(const std::string& dir, const TuneDeviceKey& key) {
          std::to_string(key.compute_capability) + "-" + std::to_string(key.sm_count) + "sm.json";
 }
 
+Status parse_tune_cache(const std::string& text, TuneCache* out) {
+  *out = TuneCache{};
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return invalid_argument("not valid JSON (corrupt or truncated)");
+  TuneCache parsed;
+  TILEKIT_RETURN_IF_ERROR(parse_cache(j, &parsed));
+  *out = std::move(parsed);
+  return Status::ok();
+}
+
 Status load_tune_cache(const std::string& path, const TuneDeviceKey& expect, TuneCache* out,
                        bool* found) {
   *out = TuneCache{};
@@ -305,14 +318,12 @@ Status load_tune_cache(const std::string& path, const TuneDeviceKey& expect, Tun
   if (!in) return Status::ok();
   std::stringstream text;
   text << in.rdbuf();
-  const json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   auto bad = [&](const std::string& why) {
     *out = TuneCache{};
     return invalid_argument("tune cache " + path + " ignored: " + why);
   };
-  if (j.is_discarded()) return bad("not valid JSON (corrupt or truncated)");
   TuneCache parsed;
-  if (Status s = parse_cache(j, &parsed); !s) return bad(s.message());
+  if (Status s = parse_tune_cache(text.str(), &parsed); !s) return bad(s.message());
   if (!parsed.key.same_device(expect))
     return bad("made on " + parsed.key.describe() + ", this is " + expect.describe());
   if (parsed.key.build != expect.build)

@@ -1,7 +1,7 @@
 // tune_select.cpp — kernel "auto" for GEMM: the tuned winners first, then the static ranking.
 //
 // Order: the device's tune cache (the problem's bucket, else the nearest bucket of the same
-// ops, layout, alignment and types), then the table shipped in the source (empty for now), then
+// ops, layout, alignment and types), then the table shipped in the source, then
 // select_kernel's ranking. A tuned id is only a suggestion: it is run only when it is still
 // registered, is one of tilekit's own kernels (a vendor kernel only when allowed), implements
 // exactly the requested types (so never a lower precision), and passes every check dispatch
@@ -33,7 +33,10 @@ std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
     t->info.warning = Status(s.code(), "tune cache not used: " + s.message());
     return t;
   }
-  t->shipped = make_tuned_source("shipped table", shipped_tune_table(key), Registry::instance().gemm);
+  std::string made_on;
+  std::vector<TuneEntry> shipped = shipped_tune_table(key, &made_on);
+  t->shipped = make_tuned_source("shipped table (" + made_on + ")", std::move(shipped),
+                                 Registry::instance().gemm);
   std::string dir;
   if (Status s = tune_cache_dir(&dir); !s) {
     t->info.warning = s;
@@ -90,6 +93,7 @@ TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
     s.notes.push_back(
         s.name + ", bucket " + e.bucket.describe() +
         (e.time_s > 0 ? ": " + format_time(e.time_s) : std::string()) +
+        (e.split_k > 0 ? " with split-k " + std::to_string(e.split_k) : std::string()) +
         (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) + "x" +
                    std::to_string(e.k)
              : std::string()));
@@ -116,6 +120,7 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
     const GemmKernel* k = src.kernels[i];
     if (!admissible(*k, p, ctx, device, allow_vendor)) continue;
     out->kernel = k;
+    out->split_k = takes_run_time_split_k(k->info) ? src.entries[i].split_k : 0;
     out->reason = src.notes[i];
     out->reason += dist == 0 ? " (exact)" : " (nearest, log2 distance " + std::to_string(dist) + ")";
     return true;
@@ -143,10 +148,28 @@ void reload_tune_caches() {
   loaded().clear();
 }
 
-std::vector<TuneEntry> shipped_tune_table(const TuneDeviceKey&) {
-  // Deliberately empty: the table is to come from a `tilekit tune` run on the H200, committed
-  // with its command line (issue 13). Until then the selector falls through to the ranking.
-  return {};
+std::vector<TuneEntry> shipped_tune_table(const TuneDeviceKey& key, std::string* made_on) {
+  // Parsed once per process; a table that does not parse is a build defect that
+  // TuneCacheTest.ShippedTablesParse reports, and is skipped here.
+  static const std::vector<TuneCache> tables = [] {
+    std::vector<TuneCache> out;
+    for (const ShippedTuneTable& t : shipped_tune_tables()) {
+      TuneCache c;
+      if (parse_tune_cache(t.json, &c)) out.push_back(std::move(c));
+    }
+    return out;
+  }();
+  const TuneCache* best = nullptr;
+  for (const TuneCache& t : tables) {
+    if (t.key.backend != key.backend) continue;
+    if (t.key.name == key.name) {
+      best = &t;
+      break;
+    }
+    if (!best && t.key.compute_capability == key.compute_capability) best = &t;
+  }
+  if (made_on) *made_on = best ? best->key.describe() : std::string();
+  return best ? best->entries : std::vector<TuneEntry>{};
 }
 
 }  // namespace tilekit

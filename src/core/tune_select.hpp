@@ -28,4 +28,12 @@ TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out);
 
+// A tune cache file compiled into the library: src/core/tune_tables/<file>, generated into a
+// source file by cmake/shipped_tune_tables.cmake.
+struct ShippedTuneTable {
+  const char* file;  // "nvidia-h200.json"
+  const char* json;  // its text
+};
+const std::vector<ShippedTuneTable>& shipped_tune_tables();
+
 }  // namespace tilekit

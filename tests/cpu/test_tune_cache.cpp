@@ -120,11 +120,18 @@ TEST(TuneBucket, RoundsToNearestPowerOfTwoAndRecordsAlignment) {
   EXPECT_EQ(log2_bucket(1500), 11);  // log2(1500) = 10.55
   Buffers x(100, 100, 100);
   EXPECT_TRUE(bucket_of(x.p).aligned16);
-  EXPECT_TRUE(bucket_of(x.p).ld_mult4);
+  EXPECT_TRUE(bucket_of(x.p).ld16);
   x.p.a = x.a.data() + 1;  // 4 bytes off
   EXPECT_FALSE(bucket_of(x.p).aligned16);
   Buffers y(10, 10, 10);
-  EXPECT_FALSE(bucket_of(y.p).ld_mult4);
+  EXPECT_FALSE(bucket_of(y.p).ld16);
+  // In bytes: 12 bf16 elements are 24 bytes (not 16-byte units), 16 are 32.
+  const GemmTypes bf16{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16};
+  Buffers h(12, 16, 12, bf16);
+  h.p.ldc = 16;
+  EXPECT_FALSE(bucket_of(h.p).ld16);
+  Buffers g(16, 16, 16, bf16);
+  EXPECT_TRUE(bucket_of(g.p).ld16);
 }
 
 TEST_F(TuneCacheTest, RoundTrip) {
@@ -183,10 +190,11 @@ TEST_F(TuneCacheTest, CorruptFilesAreIgnoredWithAWarning) {
       {"truncated", good.substr(0, good.size() / 2)},
       {"array", "[1, 2, 3]"},
       {"other schema", R"({"schema": "something-else", "version": 1})"},
-      {"newer version", std::string(good).replace(good.find("\"version\": 1"), 12, "\"version\": 99")},
+      {"newer version", std::string(good).replace(good.find("\"version\": 2"), 12, "\"version\": 99")},
+      {"version 1 (ld_mult4)", std::string(good).replace(good.find("\"version\": 2"), 12, "\"version\": 1")},
       {"entry of wrong type", std::string(good).replace(good.find("\"log2_m\": 8"), 11, "\"log2_m\": \"8\"")},
       {"bad op", std::string(good).replace(good.find("\"op_a\": \"N\""), 11, "\"op_a\": \"X\"")},
-      {"no entries", R"({"schema": "tilekit-tune-cache", "version": 1, "device": {}, "build": ""})"},
+      {"no entries", R"({"schema": "tilekit-tune-cache", "version": 2, "device": {}, "build": ""})"},
   };
   for (const auto& [what, text] : damages) {
     SCOPED_TRACE(what);
@@ -405,6 +413,77 @@ TEST(PickTuned, NearestAdmissibleBucketOfTheSameClass) {
   Buffers off(700, 700, 700);
   off.p.b = off.b.data() + 1;
   EXPECT_FALSE(pick_tuned(src, off.p, Context::cpu(), nullptr, false, &out));
+}
+
+// A run-time split recorded with an entry reaches the launch for a kernel that takes one (step
+// 10's TileDesc::split_k < 0), never for another, and never over the caller's own choice.
+TEST(PickTuned, RunTimeSplitKTravelsWithTheChoice) {
+  KernelList<GemmKernel> list;
+  GemmKernel splitting = fake_kernel("splitting", GemmTypes{});
+  splitting.info.tiling.split_k = -1;
+  list.add(splitting);
+  list.add(fake_kernel("fixed", GemmTypes{}));
+  Buffers want(64, 64, 8192);
+  TuneEntry e = entry_for(want.p, "splitting");
+  e.split_k = 8;
+  Selection<GemmProblem> out;
+  ASSERT_TRUE(pick_tuned(make_tuned_source("test", {e}, list), want.p, Context::cpu(), nullptr,
+                         false, &out));
+  EXPECT_EQ(out.split_k, 8);
+  EXPECT_NE(out.reason.find("split-k 8"), std::string::npos) << out.reason;
+  EXPECT_EQ(with_selection(want.p, out).split_k, 8);
+  GemmProblem named = want.p;
+  named.split_k = 3;  // the caller's choice stands
+  EXPECT_EQ(with_selection(named, out).split_k, 3);
+
+  e.kernel = "fixed";  // a kernel without a run-time split ignores a recorded one
+  ASSERT_TRUE(pick_tuned(make_tuned_source("test", {e}, list), want.p, Context::cpu(), nullptr,
+                         false, &out));
+  EXPECT_EQ(out.split_k, 0);
+  EXPECT_EQ(with_selection(want.p, out).split_k, 0);
+}
+
+TEST(GemmValidate, NegativeSplitKIsRefusedByName) {
+  Buffers x(8, 8, 8);
+  x.p.split_k = -2;
+  const Status s = validate(x.p);
+  EXPECT_FALSE(s);
+  EXPECT_NE(s.message().find("split_k"), std::string::npos) << s.message();
+  x.p.split_k = 4;
+  EXPECT_TRUE(validate(x.p));
+}
+
+// The tables compiled into the library (src/core/tune_tables/*.json) parse; in a build with the
+// CUDA kernels every entry names a registered own kernel of the entry's types, so none of them
+// is silently dead.
+TEST(ShippedTuneTables, ParseAndNameOwnKernelsOfTheirTypes) {
+  for (const ShippedTuneTable& t : shipped_tune_tables()) {
+    TuneCache c;
+    const Status s = parse_tune_cache(t.json, &c);
+    ASSERT_TRUE(s) << t.file << ": " << s.message();
+    EXPECT_FALSE(c.entries.empty()) << t.file;
+    std::string made_on;
+    EXPECT_FALSE(shipped_tune_table(c.key, &made_on).empty()) << t.file;
+    EXPECT_EQ(made_on, c.key.describe());
+    if (c.key.backend == "cuda" && !TILEKIT_WITH_CUDA) continue;
+    for (const TuneEntry& e : c.entries) {
+      const GemmKernel* k = Registry::instance().find_gemm(e.kernel);
+      ASSERT_NE(k, nullptr) << t.file << ": " << e.kernel << " is not registered";
+      EXPECT_EQ(k->info.role, KernelRole::kOwn) << t.file << ": " << e.kernel;
+      EXPECT_TRUE(k->info.types == e.bucket.types) << t.file << ": " << e.kernel;
+    }
+  }
+}
+
+// A device with no table of its own and another compute capability gets none.
+TEST(ShippedTuneTables, NoneForAnUnknownDevice) {
+  TuneDeviceKey key;
+  key.backend = "cuda";
+  key.name = "Imaginary GPU";
+  key.compute_capability = 11;
+  std::string made_on = "?";
+  EXPECT_TRUE(shipped_tune_table(key, &made_on).empty());
+  EXPECT_EQ(made_on, "");
 }
 
 // The tuned step's cost per call, through the public selector (validate + context + lookup);

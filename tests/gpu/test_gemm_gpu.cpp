@@ -307,6 +307,34 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
       << "no split-K kernel registered";
 }
 
+// Kernels that take GemmProblem::split_k at run time (the tuner sets it): any count gives a
+// correct result (one, odd, more slices than k-tiles, more than the cap).
+TEST(CudaGemm, RunTimeSplitKIsCorrectForAnyCount) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  int tested = 0;
+  for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
+    if (kernel.info.backend != Backend::kCuda || !takes_run_time_split_k(kernel.info)) continue;
+    for (int split : {1, 2, 3, 16, 100000}) {
+      // A few rows (the skinny kernel's shape) and a tile-sized block, both with a long odd k.
+      for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 300, 2001}, {64, 200, 8191}}) {
+        GemmCase c;
+        c.m = m;
+        c.n = n;
+        c.k = k;
+        c.beta = -0.5f;
+        c.split_k = split;
+        c.seed = test_seed();
+        const CaseResult first = run_gemm_case(c, Context::cuda(0), &kernel);
+        if (first.skipped) continue;
+        ++tested;
+        EXPECT_TRUE(first.status.is_ok() && first.check.passed && first.guard_violations == 0)
+            << kernel.info.id << " " << c.describe() << ": " << first.message();
+      }
+    }
+  }
+  EXPECT_GT(tested, 0) << "no kernel takes a run-time split";
+}
+
 // Few tiles (every tile cut between several blocks) and a tail round after whole tiles.
 TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();

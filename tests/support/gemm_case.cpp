@@ -20,7 +20,8 @@ std::string GemmCase::describe() const {
   std::ostringstream s;
   s << layout_name(layout) << "-major " << op_char(op_a) << op_char(op_b) << " m=" << m
     << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta << " ld_pad=" << ld_pad
-    << (misalign ? " misalign=" + std::to_string(misalign) : "") << (exact ? " exact" : "");
+    << (misalign ? " misalign=" + std::to_string(misalign) : "") << (exact ? " exact" : "")
+    << (split_k ? " split_k=" + std::to_string(split_k) : "");
   if (seed) s << " seed=" << seed;
   return s.str();
 }
@@ -90,6 +91,7 @@ CaseResult run_gemm_case(const GemmCase& c, const Context& ctx, const GemmKernel
   p.types = kernel ? kernel->info.types : c.types;
   p.alpha = c.alpha;
   p.beta = c.beta;
+  p.split_k = c.split_k;
   p.lda = p.min_lda() + c.ld_pad;
   p.ldb = p.min_ldb() + c.ld_pad;
   p.ldc = p.min_ldc() + c.ld_pad;

@@ -27,6 +27,7 @@ struct GemmCase {
   // off it, which a kernel must serve by another path.
   int64_t misalign = 0;
   bool exact = false;  // small-integer inputs, bit-for-bit comparison
+  int split_k = 0;     // GemmProblem::split_k (0: the kernel chooses)
   uint64_t seed = 0;   // 0 = not chosen yet (describe() then omits it)
   GemmTypes types;     // for gemm() with "auto"; a named kernel runs in its own types
   std::string describe() const;

@@ -8,8 +8,11 @@
 #include <iostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_common.hpp"
 #include "gemm_bench.hpp"
+#include "report.hpp"
 #include "tilekit/tune_cache.hpp"
 
 namespace tilekit::cli {
@@ -29,6 +32,8 @@ struct TuneOptions {
   std::string layout = "row";
   double budget = 600;
   bool show = false;
+  bool evaluate = false;
+  std::string json;  // --evaluate: also write the rows here
   uint64_t seed = 20261122;
   BackendOptions backend;
 };
@@ -131,22 +136,64 @@ struct JobResult {
   int measured = 0, failed = 0;
 };
 
-// Verified-then-timed rows of every candidate; the fastest verified one wins.
-Status run_job(const TuneJob& j, const TuneOptions& o, const Context& ctx,
-               const std::vector<const GemmKernel*>& candidates, double seconds_per_kernel,
-               JobResult* out) {
+// Run-time k splits measured for kernels that take one (TileDesc::split_k < 0): powers of two
+// up to 128 with slices of at least 16 k, and only where C has fewer than 2^24 elements — above
+// that the C tiles alone fill the H200 several times over and a split only adds a reduction.
+std::vector<int> split_k_choices(const bench::GemmShape& s) {
+  std::vector<int> out;
+  if (s.m * s.n >= (int64_t{1} << 24)) return out;
+  for (int split = 2; split <= 128 && split * 16 <= s.k; split *= 2) out.push_back(split);
+  return out;
+}
+
+// The tuner samples less than a benchmark: it ranks kernels, and ties within a few per cent
+// are ties either way (`tilekit tune --evaluate` measures what that costs).
+bench::TimingPolicy tune_timing(double seconds_per_kernel) {
+  bench::TimingPolicy t;
+  t.warmup = 1;
+  t.min_samples = 5;
+  t.target_noise = 0.02;
+  t.max_time_s = seconds_per_kernel;
+  t.min_time_s = std::min(0.01, seconds_per_kernel);
+  return t;
+}
+
+// Screening: one timed run per candidate after its verification run. Only candidates within
+// kScreenKeep of the fastest screened time are measured fully: a kernel 30% slower on one cold
+// sample does not win on a median, and the slow early ladder steps then cost two runs a shape.
+constexpr double kScreenKeep = 1.3;
+bench::TimingPolicy screen_timing() {
+  bench::TimingPolicy t;
+  t.warmup = 0;
+  t.min_samples = t.max_samples = 1;
+  t.min_time_s = 0;
+  return t;
+}
+
+// One candidate: a kernel with the GemmProblem::split_k it runs with.
+struct Candidate {
+  const GemmKernel* kernel = nullptr;
+  int split_k = 0;
+  double time_s = 0;
+};
+
+// One harness pass: `kernels` at the job's shape with GemmProblem::split_k = split_k; appends
+// each verified row as a candidate with its median time.
+Status run_pass(const TuneJob& j, const TuneOptions& o, const Context& ctx,
+                const std::vector<const GemmKernel*>& kernels, int split_k,
+                const bench::TimingPolicy& timing, std::vector<Candidate>* timed, JobResult* out) {
   bench::GemmBenchConfig cfg;
   cfg.ctx = ctx;
   cfg.shapes = {j.shape};
-  for (const GemmKernel* k : candidates) cfg.kernels += (cfg.kernels.empty() ? "" : ",") + k->info.id;
+  for (const GemmKernel* k : kernels) cfg.kernels += (cfg.kernels.empty() ? "" : ",") + k->info.id;
   cfg.types = j.types;
   cfg.add_baseline = false;
   cfg.layout = o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor;
   cfg.op_a = j.op_a;
   cfg.op_b = j.op_b;
+  cfg.split_k = split_k;
   cfg.seed = o.seed;
-  cfg.timing.max_time_s = seconds_per_kernel;
-  cfg.timing.min_time_s = std::min(cfg.timing.min_time_s, seconds_per_kernel);
+  cfg.timing = timing;
   cfg.cancel = &g_tune_interrupted;
   std::vector<bench::BenchRow> rows;
   const Status run = bench::run_gemm_bench(cfg, &rows);
@@ -154,16 +201,53 @@ Status run_job(const TuneJob& j, const TuneOptions& o, const Context& ctx,
   for (const auto& r : rows) {
     if (r.outcome == bench::RowOutcome::kFail) ++out->failed;
     if (r.outcome != bench::RowOutcome::kOk) continue;
-    ++out->measured;
-    if (out->have_winner && r.timing.median_s >= out->winner.time_s) continue;
-    const GemmKernel* k = Registry::instance().find_gemm(r.kernel);
-    if (!k) continue;
-    out->have_winner = true;
-    out->winner.kernel = r.kernel;
-    out->winner.time_s = r.timing.median_s;
-    out->winner.split_k = k->info.tiling.split_k > 1 ? k->info.tiling.split_k : 0;
+    if (const GemmKernel* k = Registry::instance().find_gemm(r.kernel))
+      timed->push_back({k, takes_run_time_split_k(k->info) ? split_k : 0, r.timing.median_s});
   }
-  const GemmProblem p = job_problem(j, cfg.layout);
+  return Status::ok();
+}
+
+// Every candidate screened (each own kernel as it chooses, and the kernels that take a
+// run-time split at each split_k_choices() value), the close ones measured fully; the fastest
+// verified (kernel, split) wins.
+Status run_job(const TuneJob& j, const TuneOptions& o, const Context& ctx,
+               const std::vector<const GemmKernel*>& candidates, double seconds_per_kernel,
+               JobResult* out) {
+  std::vector<Candidate> screened;
+  const bench::TimingPolicy screen = screen_timing();
+  TILEKIT_RETURN_IF_ERROR(run_pass(j, o, ctx, candidates, 0, screen, &screened, out));
+  std::vector<const GemmKernel*> splitting;
+  for (const GemmKernel* k : candidates)
+    if (takes_run_time_split_k(k->info)) splitting.push_back(k);
+  if (!splitting.empty())
+    for (int split : split_k_choices(j.shape))
+      TILEKIT_RETURN_IF_ERROR(run_pass(j, o, ctx, splitting, split, screen, &screened, out));
+  double fastest = 0;
+  for (const Candidate& c : screened)
+    if (fastest == 0 || c.time_s < fastest) fastest = c.time_s;
+  // The close ones again, one pass per split value, with the tuner's full sampling.
+  std::vector<int> splits;
+  for (const Candidate& c : screened)
+    if (c.time_s <= kScreenKeep * fastest &&
+        std::find(splits.begin(), splits.end(), c.split_k) == splits.end())
+      splits.push_back(c.split_k);
+  std::vector<Candidate> measured;
+  for (int split : splits) {
+    std::vector<const GemmKernel*> close;
+    for (const Candidate& c : screened)
+      if (c.split_k == split && c.time_s <= kScreenKeep * fastest) close.push_back(c.kernel);
+    TILEKIT_RETURN_IF_ERROR(
+        run_pass(j, o, ctx, close, split, tune_timing(seconds_per_kernel), &measured, out));
+  }
+  out->measured = static_cast<int>(screened.size());
+  for (const Candidate& c : measured) {
+    if (out->have_winner && c.time_s >= out->winner.time_s) continue;
+    out->have_winner = true;
+    out->winner.kernel = c.kernel->info.id;
+    out->winner.time_s = c.time_s;
+    out->winner.split_k = c.split_k;
+  }
+  const GemmProblem p = job_problem(j, o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor);
   out->winner.bucket = bucket_of(p);
   out->winner.m = p.m;
   out->winner.n = p.n;
@@ -238,7 +322,10 @@ int run_tune(const TuneOptions& o) {
     failed += r.failed;
     std::cerr << "[" << done << "/" << jobs.size() << "] " << ops_name(j.op_a, j.op_b) << " "
               << j.shape.str() << " " << types_tag(j.types) << ": "
-              << (r.have_winner ? r.winner.kernel + " " + ms(r.winner.time_s) : "no verified kernel")
+              << (r.have_winner ? r.winner.kernel +
+                                      (r.winner.split_k ? " split-k " + std::to_string(r.winner.split_k) : "") +
+                                      " " + ms(r.winner.time_s)
+                                : "no verified kernel")
               << " (" << r.measured << " measured" << (r.failed ? ", " + std::to_string(r.failed) + " FAILED" : "")
               << ")\n";
     if (!r.have_winner) continue;
@@ -312,6 +399,169 @@ int run_show(const TuneOptions& o) {
   return kExitOk;
 }
 
+// ---- --evaluate: kernel "auto" against the fastest own kernel, shape by shape ----
+
+struct EvalRow {
+  TuneJob job;
+  std::string auto_kernel, source, best_kernel;
+  double auto_s = 0, best_s = 0;
+  double select_us = 0;  // select_gemm_kernel's own time per call at this shape
+  double ratio() const { return best_s > 0 ? auto_s / best_s : 0; }
+};
+
+// The job's problem on stand-in operands with the harness's alignment (selection reads shapes,
+// types and addresses only).
+GemmProblem selection_problem(const TuneJob& j, const TuneOptions& o) {
+  TuneEntry e;
+  e.bucket = bucket_of(job_problem(j, o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor));
+  e.m = j.shape.m;
+  e.n = j.shape.n;
+  e.k = j.shape.k;
+  return entry_problem(e);
+}
+
+// Where auto's decision for the job's problem comes from: "cache", "shipped table", "ranking".
+std::string decision_source(const GemmProblem& p, const Context& ctx) {
+  Selection<GemmProblem> chosen;
+  if (!select_gemm_kernel(p, ctx, false, &chosen)) return "?";
+  for (const char* source : {"cache", "shipped table", "ranking"})
+    if (chosen.reason.rfind(source, 0) == 0) return source;
+  return "?";
+}
+
+// What choosing costs gemm() per call (validation, context checks, lookup, the chosen kernel's
+// checks): the mean over many calls, in microseconds.
+double selection_cost_us(const GemmProblem& p, const Context& ctx) {
+  constexpr int kCalls = 5000;
+  Selection<GemmProblem> chosen;
+  (void)select_gemm_kernel(p, ctx, false, &chosen);  // loads the cache and tables first
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCalls; ++i) (void)select_gemm_kernel(p, ctx, false, &chosen);
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+             .count() / kCalls;
+}
+
+// Every own kernel and the auto row, with the benchmark's own sampling, at one shape.
+Status evaluate_job(const TuneJob& j, const TuneOptions& o, const Context& ctx, EvalRow* out,
+                    int* failed) {
+  bench::GemmBenchConfig cfg;
+  cfg.ctx = ctx;
+  cfg.shapes = {j.shape};
+  for (const GemmKernel* k : own_kernels(ctx.backend, j.types)) cfg.kernels += k->info.id + ",";
+  cfg.kernels += "auto";
+  cfg.types = j.types;
+  cfg.add_baseline = false;
+  cfg.layout = o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor;
+  cfg.op_a = j.op_a;
+  cfg.op_b = j.op_b;
+  cfg.seed = o.seed;
+  // Fewer samples than a benchmark (at least 5, median, L2 flushed), and at most 0.5 s a kernel:
+  // the slow early ladder steps are never the fastest, and 48 shapes × 27 kernels must fit a run.
+  cfg.timing.min_samples = 5;
+  cfg.timing.max_time_s = 0.5;
+  cfg.cancel = &g_tune_interrupted;
+  std::vector<bench::BenchRow> rows;
+  TILEKIT_RETURN_IF_ERROR(bench::run_gemm_bench(cfg, &rows));
+  out->job = j;
+  for (const auto& r : rows) {
+    if (r.outcome == bench::RowOutcome::kFail) ++*failed;
+    if (r.outcome != bench::RowOutcome::kOk) continue;
+    if (r.kernel == "auto") {
+      out->auto_s = r.timing.median_s;
+      out->auto_kernel = r.resolved;
+      const auto split = r.detail.find("(split-k ");
+      if (split != std::string::npos) out->auto_kernel += " " + r.detail.substr(split);
+    } else if (out->best_s == 0 || r.timing.median_s < out->best_s) {
+      out->best_s = r.timing.median_s;
+      out->best_kernel = r.kernel;
+    }
+  }
+  const GemmProblem p = selection_problem(j, o);
+  out->source = decision_source(p, ctx);
+  out->select_us = selection_cost_us(p, ctx);
+  return Status::ok();
+}
+
+// Per type: how many shapes auto runs within 1.05× of the fastest own kernel, and the worst.
+void print_evaluation_summary(const std::vector<EvalRow>& rows) {
+  std::vector<std::string> tags;
+  for (const auto& r : rows)
+    if (std::find(tags.begin(), tags.end(), types_tag(r.job.types)) == tags.end())
+      tags.push_back(types_tag(r.job.types));
+  for (const auto& tag : tags) {
+    int shapes = 0, within = 0, within13 = 0;
+    double select_max = 0;
+    const EvalRow* worst = nullptr;
+    for (const auto& r : rows) {
+      if (types_tag(r.job.types) != tag || r.auto_s <= 0 || r.best_s <= 0) continue;
+      ++shapes;
+      select_max = std::max(select_max, r.select_us);
+      within += r.ratio() <= 1.05;
+      within13 += r.ratio() <= 1.3;
+      if (!worst || r.ratio() > worst->ratio()) worst = &r;
+    }
+    if (!worst) continue;
+    std::cout << tag << ": " << shapes << " shapes; auto within 1.05x of the fastest own kernel on "
+              << within << " (" << std::fixed << std::setprecision(1) << 100.0 * within / shapes
+              << "%), within 1.3x on " << within13 << "; worst " << std::setprecision(3)
+              << worst->ratio() << "x at " << ops_name(worst->job.op_a, worst->job.op_b) << " "
+              << worst->job.shape.str() << "; selection at most " << std::setprecision(2)
+              << select_max << " us per call\n";
+    std::cout.unsetf(std::ios::fixed);
+  }
+}
+
+Status write_evaluation_json(const std::string& path, const std::vector<EvalRow>& rows) {
+  nlohmann::json out = {{"command", command_line()}, {"rows", nlohmann::json::array()}};
+  for (const auto& r : rows)
+    out["rows"].push_back({{"ops", ops_name(r.job.op_a, r.job.op_b)},
+                           {"m", r.job.shape.m}, {"n", r.job.shape.n}, {"k", r.job.shape.k},
+                           {"types", types_tag(r.job.types)}, {"auto_kernel", r.auto_kernel},
+                           {"source", r.source}, {"auto_s", r.auto_s},
+                           {"best_kernel", r.best_kernel}, {"best_s", r.best_s},
+                           {"ratio", r.ratio()}, {"select_us", r.select_us}});
+  return bench::write_file_atomically(path, out.dump(1) + "\n");
+}
+
+int run_evaluate(const TuneOptions& o) {
+  Context ctx;
+  Status s = resolve_context(o.backend, &ctx);
+  if (!s) return fail(s);
+  std::vector<TuneJob> jobs;
+  if (!(s = plan_jobs(o, ctx.backend, &jobs))) return fail(s);
+  TuneCacheInfo info;
+  if (tune_cache_info(ctx, &info) && !info.warning)
+    std::cerr << "tilekit: warning: " << info.warning.message() << "\n";
+  g_tune_interrupted.store(false);
+  auto previous = std::signal(SIGINT, on_tune_sigint);
+  std::vector<EvalRow> rows;
+  int failed = 0;
+  for (const TuneJob& j : jobs) {
+    EvalRow r;
+    s = evaluate_job(j, o, ctx, &r, &failed);
+    if (!s) break;
+    rows.push_back(r);
+    std::cerr << "[" << rows.size() << "/" << jobs.size() << "] " << ops_name(j.op_a, j.op_b) << " "
+              << j.shape.str() << " " << types_tag(j.types) << ": auto " << r.auto_kernel << " ("
+              << r.source << ") " << ms(r.auto_s) << ", fastest " << r.best_kernel << " "
+              << ms(r.best_s) << ", x" << std::setprecision(3) << r.ratio() << "; selection "
+              << r.select_us << " us\n";
+  }
+  std::signal(SIGINT, previous);
+  std::cout << "ops  shape  types  auto (source)  auto ms  fastest own  fastest ms  ratio\n";
+  for (const auto& r : rows)
+    std::cout << ops_name(r.job.op_a, r.job.op_b) << "  " << r.job.shape.str() << "  "
+              << types_tag(r.job.types) << "  " << r.auto_kernel << " (" << r.source << ")  "
+              << std::setprecision(4) << r.auto_s * 1e3 << "  " << r.best_kernel << "  "
+              << r.best_s * 1e3 << "  " << std::setprecision(3) << r.ratio() << "\n";
+  print_evaluation_summary(rows);
+  if (!o.json.empty())
+    if (Status w = write_evaluation_json(o.json, rows); !w) return fail(w);
+  if (s.code() == StatusCode::kCancelled) return kExitInterrupted;
+  if (!s) return fail(s);
+  return failed ? kExitVerify : kExitOk;
+}
+
 }  // namespace
 
 void add_tune_command(CLI::App& app, int* exit_code) {
@@ -338,8 +588,14 @@ void add_tune_command(CLI::App& app, int* exit_code) {
       ->transform(unsigned_value())
       ->capture_default_str();
   cmd->add_flag("--show", o->show, "print the cache's entries and what auto chooses for each");
+  cmd->add_flag("--evaluate", o->evaluate,
+                "write nothing: time auto against every own kernel at each shape and print how "
+                "close it comes to the fastest");
+  cmd->add_option("--json", o->json, "--evaluate: also write the rows as JSON");
   add_backend_options(cmd, &o->backend);
-  cmd->callback([exit_code, o] { *exit_code = o->show ? run_show(*o) : run_tune(*o); });
+  cmd->callback([exit_code, o] {
+    *exit_code = o->show ? run_show(*o) : o->evaluate ? run_evaluate(*o) : run_tune(*o);
+  });
 }
 
 }  // namespace tilekit::cli

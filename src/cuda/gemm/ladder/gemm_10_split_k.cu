@@ -6,7 +6,9 @@
 //           atomics); a second kernel adds the planes in slice order and applies alpha and beta
 //           (beta = 0 never reads C). The result is the same bits on every run.
 //           slices = min(resident blocks / tiles, k / kMinSliceK), 1 when the tiles already fill
-//           one wave; with one slice it is step 09 exactly (no workspace, no second kernel).
+//           one wave, unless the problem names a count (GemmProblem::split_k: the autotuner
+//           measures 2, 4, 8, 16 and keeps the fastest per shape, docs/tuning.md); with one
+//           slice it is step 09 exactly (no workspace, no second kernel).
 // Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets); a
 //           workspace of slices·m·n floats (workspace_bytes).
 // Expect:   ≥ 2× step 09 where tiles < SMs (64×4096×4096: 32 tiles on 132 SMs); nothing
@@ -27,12 +29,17 @@ struct Slices {
   int count = 1, k = 0;
 };
 
-// As many slices as fill the blocks resident at once, none shorter than kMinSliceK.
-Slices choose_slices(const RowMajorGemm& g, int bm, int bn, int bk, int resident_blocks) {
+// `requested` slices when the problem names a count (GemmProblem::split_k, set by the tuner);
+// otherwise as many as fill the blocks resident at once, none shorter than kMinSliceK. Never
+// more than 64 (the reduction's cost) or than there are k-tiles (no empty slice).
+Slices choose_slices(const RowMajorGemm& g, int bm, int bn, int bk, int resident_blocks,
+                     int requested) {
   const int64_t tiles = static_cast<int64_t>(ceil_div(g.m, bm)) * ceil_div(g.n, bn);
-  int64_t count = std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1), g.k / kMinSliceK);
-  count = std::max<int64_t>(1, std::min<int64_t>(count, 64));
   const int64_t k_tiles = (g.k + bk - 1) / bk;
+  int64_t count = requested > 0 ? requested
+                                : std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1),
+                                                    g.k / kMinSliceK);
+  count = std::max<int64_t>(1, std::min<int64_t>({count, 64, k_tiles}));
   Slices s;
   s.k = static_cast<int>((k_tiles + count - 1) / count * bk);
   s.count = static_cast<int>((g.k + s.k - 1) / s.k);  // no empty slice
@@ -49,7 +56,8 @@ int resident_blocks(int device) {
 
 template <typename P>
 Slices slices_for(const GemmProblem& p, int device) {
-  return choose_slices(to_row_major(p), P::kBm, P::kBn, P::kBk, resident_blocks<P>(device));
+  return choose_slices(to_row_major(p), P::kBm, P::kBn, P::kBk, resident_blocks<P>(device),
+                       p.split_k);
 }
 
 template <typename P, typename Layout, typename Raster>
@@ -74,7 +82,7 @@ GemmKernel make_split_k_entry(int auto_rank) {
   s.suffix = "_splitk";
   s.auto_rank = auto_rank;
   GemmKernel k = make_pipelined_entry<P, Layout, Raster>(s);
-  k.info.tiling.split_k = -1;  // chosen per shape
+  k.info.tiling.split_k = -1;  // chosen per shape, or GemmProblem::split_k
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
     const Slices s = slices_for<P>(p, d != nullptr ? d->index : 0);
     return s.count == 1 ? 0 : sizeof(float) * s.count * static_cast<size_t>(p.m) * p.n;

@@ -29,13 +29,15 @@ struct SkinnyPlan {
   int col_blocks = 1, slices = 1, k_slice = 0;
 };
 
-// ~4 blocks per SM in all, no slice shorter than kMinSliceK rows of B.
-SkinnyPlan plan_for(const RowMajorGemm& g, int sms) {
+// ~4 blocks per SM in all (or the problem's split_k, set by the tuner), no slice shorter than
+// kMinSliceK rows of B.
+SkinnyPlan plan_for(const RowMajorGemm& g, int sms, int requested) {
   SkinnyPlan s;
   const int64_t threads = (static_cast<int64_t>(g.n) + kColumnsPerThread - 1) / kColumnsPerThread;
   s.col_blocks = static_cast<int>((threads + kThreads - 1) / kThreads);
-  int64_t slices = std::max<int64_t>(1, 4LL * std::max(sms, 1) / s.col_blocks);
-  slices = std::min<int64_t>({slices, (g.k + kMinSliceK - 1) / kMinSliceK, 65535});
+  int64_t slices = requested > 0 ? requested
+                                 : std::max<int64_t>(1, 4LL * std::max(sms, 1) / s.col_blocks);
+  slices = std::max<int64_t>(1, std::min<int64_t>({slices, (g.k + kMinSliceK - 1) / kMinSliceK, 65535}));
   s.k_slice = static_cast<int>((g.k + slices - 1) / slices);
   s.slices = static_cast<int>((g.k + s.k_slice - 1) / s.k_slice);  // no empty slice
   return s;
@@ -118,7 +120,7 @@ int sm_count(int device) {
 
 Status launch_skinny(const GemmProblem& p, const Context& ctx, Workspace ws) {
   const RowMajorGemm g = to_row_major(p);
-  const SkinnyPlan s = plan_for(g, sm_count(ctx.device));
+  const SkinnyPlan s = plan_for(g, sm_count(ctx.device), p.split_k);
   const bool vec_b = aligned16(g.b) && g.ldb % 4 == 0;
   float* partials = nullptr;
   if (s.slices > 1) {
@@ -153,7 +155,7 @@ void register_gemm_11_skinny(Registry& r) {
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_skinny(p); };
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
     const RowMajorGemm g = to_row_major(p);
-    const SkinnyPlan s = plan_for(g, d != nullptr ? d->sm_count : 1);
+    const SkinnyPlan s = plan_for(g, d != nullptr ? d->sm_count : 1, p.split_k);
     return s.slices == 1 ? 0 : sizeof(float) * s.slices * static_cast<size_t>(g.m) * g.n;
   };
   k.launch = launch_skinny;

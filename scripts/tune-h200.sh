@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tune-h200.sh — issue 13 on the H200 in two phases, each one call of the device tool:
+#
+#   scripts/tune-h200.sh train [BIN_DIR]     `tilekit tune` over the TRAINING shapes (f32 and
+#        bf16, all four ops) into a fresh cache folder; the cache file is what
+#        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild).
+#   scripts/tune-h200.sh evaluate DTYPE [BIN_DIR]   `tilekit tune --evaluate` over the EVALUATION
+#        shapes (none of them in the training set) with an empty cache folder, so kernel "auto"
+#        decides from the shipped table: auto against the fastest own kernel, same run. OPS
+#        (default "NN NT TN TT") runs a subset, so the run fits the device tool's 10-minute calls.
+#
+# BIN_DIR defaults to build/bin. Logs, the cache and the JSON rows go to $OUT (or ./tune-logs).
+set -uo pipefail
+PHASE=${1:?usage: tune-h200.sh train|evaluate [DTYPE] [BIN_DIR]}
+shift
+LOGS=${OUT:-tune-logs}
+mkdir -p "$LOGS"
+
+# Training: squares on every power of two the tuner buckets by (256 … 8192), odd squares and
+# odd-ld skinny shapes (another bucket class: ld not a multiple of 4), skinny and k-heavy shapes.
+TRAIN="256,512,1024,2048,4096,8192,255,1025,2049,4097,64x4096x4096,4096x4096x64,256x8192x8192,\
+8192x8192x256,1x4096x4096,8x8192x2048,128x128x16384,63x4097x4097,4097x4097x63"
+# Evaluation, per ops (48 shapes a type): squares from 200 to 12000 with primes, skinny, k-heavy,
+# wide and odd shapes; none is a training shape.
+EVAL_NN="200,640,997,1500,3001,6000,7919,12000,96x6000x6000,6000x6000x96,3456x4096x4096,\
+16384x16384x128"
+EVAL_NT="300,1200,2900,4500,9000,2x5000x3000,500x500x20000,1000x3000x700,5000x96x5000,\
+2000x2000x333,7x7000x7000,4000x1000x4000"
+EVAL_TN="384,777,2000,3500,5003,10000,30x3000x9000,9000x9000x40,1536x1536x6144,600x2400x2400,\
+3x12000x2000,2500x700x1300"
+EVAL_TT="450,1111,2600,5500,8800,11000,120x8000x4000,4000x8000x120,700x700x9000,1800x3600x900,\
+5x6000x6000,3000x3000x1000"
+
+case "$PHASE" in
+  train)
+    BIN=${1:-build/bin}
+    export TILEKIT_CACHE_DIR="$LOGS/cache"
+    rm -rf "$TILEKIT_CACHE_DIR"
+    for dtype in f32 bf16; do
+      echo "== tilekit tune --dtype $dtype --ops NN,NT,TN,TT --sizes $TRAIN --budget 1200"
+      "$BIN/tilekit" tune --dtype "$dtype" --ops NN,NT,TN,TT --sizes "$TRAIN" --budget 1200 \
+        2>&1 | tee "$LOGS/tune-$dtype.log" | tail -3
+    done
+    "$BIN/tilekit" tune --show >"$LOGS/show.log" 2>&1
+    ls -l "$TILEKIT_CACHE_DIR"
+    ;;
+  evaluate)
+    DTYPE=${1:?evaluate needs a DTYPE (f32 or bf16)}
+    BIN=${2:-build/bin}
+    export TILEKIT_CACHE_DIR="$LOGS/empty-cache"  # no cache: the shipped table decides
+    rm -rf "$TILEKIT_CACHE_DIR" && mkdir -p "$TILEKIT_CACHE_DIR"
+    for ops in ${OPS:-NN NT TN TT}; do  # OPS: a subset, to split the run over calls
+      var=EVAL_$ops
+      echo "== tilekit tune --evaluate --dtype $DTYPE --ops $ops --sizes ${!var}"
+      "$BIN/tilekit" tune --evaluate --dtype "$DTYPE" --ops "$ops" --sizes "${!var}" \
+        --json "$LOGS/evaluate-$DTYPE-$ops.json" >"$LOGS/evaluate-$DTYPE-$ops.log" 2>&1 \
+        || echo "   (exit $?)"
+      tail -1 "$LOGS/evaluate-$DTYPE-$ops.log"
+    done
+    # One summary over the four ops.
+    python3 - "$LOGS" "$DTYPE" <<'PY'
+import glob, json, sys
+logs, dtype = sys.argv[1], sys.argv[2]
+rows = []
+for f in sorted(glob.glob(f"{logs}/evaluate-{dtype}-*.json")):
+    rows += [r for r in json.load(open(f))["rows"] if r["auto_s"] > 0 and r["best_s"] > 0]
+if not rows:
+    sys.exit("no rows")
+within = sum(r["ratio"] <= 1.05 for r in rows)
+within13 = sum(r["ratio"] <= 1.3 for r in rows)
+worst = max(rows, key=lambda r: r["ratio"])
+select = max(r["select_us"] for r in rows)
+print(f"{dtype}: {len(rows)} shapes; auto within 1.05x of the fastest own kernel on {within} "
+      f"({100 * within / len(rows):.1f}%), within 1.3x on {within13}; worst {worst['ratio']:.3f}x "
+      f"at {worst['ops']} {worst['m']}x{worst['n']}x{worst['k']}; selection at most {select:.2f} us")
+PY
+    ;;
+  *) echo "unknown phase $PHASE" >&2; exit 2 ;;
+esac
