@@ -677,6 +677,9 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   auto stream = static_cast<cudaStream_t>(ctx.stream);
   int sms = 0;
   TILEKIT_RETURN_IF_ERROR(sm_count(ctx.device, &sms));
+  // Context::sm_limit leaves SMs to work beside this kernel (fewer blocks than the workspace was
+  // sized for: never more).
+  if (ctx.sm_limit > 0) sms = std::min(sms, ctx.sm_limit);
   const WgmmaShape<P> shape(v);
   const WgmmaPlan plan = Schedule::plan(sms, shape.tiles, shape.k_tiles);
   const WgmmaWorkspace<P> layout(v, plan);
