@@ -146,8 +146,9 @@ struct DistributedConfig {
   // otherwise take turns with the collectives instead of overlapping them. 0: NCCL's choice,
   // and the GEMMs are not limited. Ignored by wrap (the caller made the communicator).
   // 4: an H200's 132 SMs leave 128 to the GEMMs, which split power-of-two tile counts into
-  // whole waves (512 tiles: 4 waves of 128, as many as 132 SMs need), and 4 CTAs move a
-  // panel faster than the GEMMs beside it consume one (docs/multigpu.md).
+  // whole waves (512 tiles: 4 waves of 128, as many as 132 SMs need; 8 would leave 124: 5
+  // waves). 4 CTAs move about 45 GB/s each way on 2 × H200: enough to hide the transfers of bf16
+  // at n = 32768, not at 16384 (docs/multigpu.md).
   int nccl_max_ctas = 4;
 };
 

@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "dist/context_impl.hpp"
 #include "dist/fake_communicator.hpp"
 #include "dist/schedule.hpp"
+#include "gemm_dist_bench.hpp"
 #include "tilekit/distributed.hpp"
 
 namespace tilekit::testing {
@@ -254,6 +256,49 @@ TEST(Schedule, RootBroadcastAndEveryRankSources) {
                                                          4, Layout::kRowMajor, Op::kN, true);
   EXPECT_FALSE(every_host.direct);  // host operands are uploaded, in panels
   EXPECT_EQ(every_host.transfer.size(), 2u);
+}
+
+// `bench gemm --gpus 4` (issue 16): the per-GPU figures of four GPUs ran into the TFLOP/s
+// column. Every column stays right-aligned under its heading, with a space before it.
+TEST(DistBenchTable, FourGpusFiguresStayInTheirColumns) {
+  std::vector<bench::DistBenchRow> rows(2);
+  rows[0].shape = {32768, 32768, 32768};
+  rows[0].types = "bf16";
+  rows[0].mode = "1 GPU (tilekit auto)";
+  rows[0].ms = 103.5;
+  rows[0].tflops = 679.7;
+  rows[0].per_gpu_tflops = {679.7};
+  rows[0].verdict = "reference for the rows below";
+  rows[1] = rows[0];
+  rows[1].mode = "4 GPUs resident (rows, blocks, 4 panels/block, NCCL <= 4 SMs)";
+  rows[1].gpus = 4;
+  rows[1].ms = 32.1;
+  rows[1].tflops = 2228.7;
+  rows[1].per_gpu_tflops = {1234.5, 1234.5, 1234.5, 1234.5};
+  rows[1].scaling = 3.23;
+  rows[1].transfer_ms = 12.5;
+  rows[1].verdict = "bit-identical to 1 GPU";
+  std::ostringstream os;
+  bench::print_dist_table(os, rows);
+  std::vector<std::string> lines;
+  std::istringstream in(os.str());
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u) << os.str();
+  // A right-aligned column ends where its heading ends.
+  auto end_of = [](const std::string& line, const std::string& what) {
+    const size_t at = line.find(what);
+    return at == std::string::npos ? at : at + what.size();
+  };
+  const std::string per_gpu = "1234.5 1234.5 1234.5 1234.5";
+  EXPECT_EQ(end_of(lines[2], per_gpu), end_of(lines[0], "per GPU")) << os.str();
+  EXPECT_EQ(end_of(lines[2], "2228.7"), end_of(lines[0], "TFLOP/s")) << os.str();
+  EXPECT_EQ(end_of(lines[2], "3.23x"), end_of(lines[0], "scaling")) << os.str();
+  EXPECT_EQ(end_of(lines[2], "32.10"), end_of(lines[0], " ms")) << os.str();
+  const size_t at = lines[2].find(per_gpu);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(lines[2][at - 1], ' ') << "the per-GPU figures touch the TFLOP/s column:\n" << os.str();
+  // The long mode text does not push the numbers out of line either.
+  EXPECT_EQ(end_of(lines[1], "103.50"), end_of(lines[0], " ms")) << os.str();
 }
 
 TEST(Schedule, NothingTravelsWhenKIsZero) {
