@@ -99,7 +99,7 @@ class DistBench {
   Status run() {
     std::vector<int> devices;
     for (int i = 0; i < cfg_.gpus; ++i) devices.push_back(i);
-    TILEKIT_RETURN_IF_ERROR(DistributedContext::create(devices, {}, &ctx_));
+    TILEKIT_RETURN_IF_ERROR(DistributedContext::create(devices, cfg_.dist_config, &ctx_));
     if (cfg_.baseline && cfg_.types == GemmTypes{})
       TILEKIT_RETURN_IF_ERROR(dist::CublasXt::create(devices, cfg_.xt_block_dim, &xt_));
     for (const GemmShape& shape : cfg_.shapes) {
@@ -185,9 +185,12 @@ class DistBench {
     return Status::ok();
   }
 
-  static std::string describe_plan(const DistributionPlan& plan) {
+  std::string describe_plan(const DistributionPlan& plan) const {
+    const int ctas = cfg_.dist_config.nccl_max_ctas;
     return std::string(dist_split_name(plan.split)) + ", " + replica_source_name(plan.source) +
-           ", " + std::to_string(plan.panels_per_block) + " panels/block";
+           ", " + std::to_string(plan.panels_per_block) + " panels/block" +
+           (cfg_.options.all_gather_rounds ? "" : ", broadcast rounds") + ", NCCL " +
+           (ctas > 0 ? "<= " + std::to_string(ctas) + " SMs" : "SMs auto");
   }
 
   void fill_rank_figures(DistBenchRow* r, const DistributedStats& stats, int64_t k) const {
@@ -210,7 +213,8 @@ class DistBench {
     DistBenchRow r = row(h, std::to_string(cfg_.gpus) + " GPUs resident", cfg_.gpus);
     Status st = plan_distribution(global, cfg_.gpus, cfg_.options, &plan);
     if (!st) return error_row(r, st);
-    r.mode += " (" + describe_plan(plan) + ")";
+    r.mode += " (" + describe_plan(plan) +
+              (cfg_.options.kernel == "auto" ? std::string() : ", " + cfg_.options.kernel) + ")";
     const size_t ea = dtype_size(cfg_.types.a), eb = dtype_size(cfg_.types.b);
     const bool by_cols = plan.split == DistSplit::kColumns;
     const bool whole = plan.source != ReplicaSource::kBlocks;
@@ -334,9 +338,22 @@ Status run_dist_bench(const DistBenchConfig& config, std::vector<DistBenchRow>* 
 }
 
 void print_dist_table(std::ostream& os, const std::vector<DistBenchRow>& rows) {
-  os << std::left << std::setw(8) << "size" << std::setw(6) << "types" << std::setw(62) << "mode"
-     << std::right << std::setw(10) << "ms" << std::setw(9) << "TFLOP/s" << std::setw(16)
-     << "per GPU" << std::setw(9) << "scaling" << std::setw(11) << "comm ms"
+  // The text columns are as wide as their widest entry plus two spaces: the per-GPU figures
+  // grow with the GPU count (4 GPUs: "1234.5 1234.5 1234.5 1234.5") and a fixed width ran them
+  // into the next column.
+  size_t size_w = std::string("size").size(), mode_w = std::string("mode").size();
+  size_t per_w = std::string("per GPU").size();
+  for (const DistBenchRow& r : rows) {
+    size_w = std::max(size_w, r.shape.str().size());
+    mode_w = std::max(mode_w, r.mode.size());
+    per_w = std::max(per_w, join(r.per_gpu_tflops, 1).size());
+  }
+  const int size_col = static_cast<int>(size_w + 2), mode_col = static_cast<int>(mode_w + 2);
+  const int per_col = static_cast<int>(per_w + 2);
+  os << std::left << std::setw(size_col) << "size" << std::setw(6) << "types"
+     << std::setw(mode_col) << "mode" << std::right << std::setw(10) << "ms" << std::setw(9)
+     << "TFLOP/s" << std::setw(per_col) << "per GPU" << std::setw(9) << "scaling"
+     << std::setw(11) << "comm ms"
      << "  verdict\n";
   for (const DistBenchRow& r : rows) {
     std::ostringstream ms, tf, sc, comm;
@@ -344,9 +361,10 @@ void print_dist_table(std::ostream& os, const std::vector<DistBenchRow>& rows) {
     tf << std::fixed << std::setprecision(1) << r.tflops;
     sc << std::fixed << std::setprecision(2) << r.scaling << "x";
     comm << std::fixed << std::setprecision(2) << r.transfer_ms;
-    os << std::left << std::setw(8) << r.shape.str() << std::setw(6) << r.types << std::setw(62)
-       << r.mode << std::right << std::setw(10) << (r.ms > 0 ? ms.str() : "-") << std::setw(9)
-       << (r.ms > 0 ? tf.str() : "-") << std::setw(16) << join(r.per_gpu_tflops, 1) << std::setw(9)
+    os << std::left << std::setw(size_col) << r.shape.str() << std::setw(6) << r.types
+       << std::setw(mode_col) << r.mode << std::right << std::setw(10)
+       << (r.ms > 0 ? ms.str() : "-") << std::setw(9) << (r.ms > 0 ? tf.str() : "-")
+       << std::setw(per_col) << join(r.per_gpu_tflops, 1) << std::setw(9)
        << (r.ms > 0 && r.gpus > 1 ? sc.str() : "") << std::setw(11)
        << (r.gpus > 1 && r.transfer_ms > 0 ? comm.str() : "") << "  " << r.verdict
        << (r.noise > kNoisyAbove ? " (noisy)" : "") << "\n";

@@ -20,6 +20,7 @@ struct DistBenchConfig {
   std::vector<GemmShape> shapes;  // row-major, A and B as stored (NN)
   GemmTypes types;
   DistributedOptions options;
+  DistributedConfig dist_config;  // the context's (timeout, NCCL's SM limit)
   bool host_operands = true;  // also time gemm_distributed_host (uploads and downloads included)
   bool baseline = true;       // cuBLASXt over the same GPUs (f32 only; host operands)
   int xt_block_dim = 4096;    // cublasXtSetBlockDim

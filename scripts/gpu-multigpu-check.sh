@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# gpu-multigpu-check.sh — the multi-GPU GEMM (issue 15, docs/multigpu.md) on a 2-GPU machine, in
-# one go:
+# gpu-multigpu-check.sh — the multi-GPU GEMM (issues 15, 16; docs/multigpu.md) on a machine of 2
+# or more GPUs, in one go:
 #   1. the topology: `nvidia-smi topo -m` (when present) and `tilekit devices`
-#   2. the two-GPU tests (bit-for-bit with one GPU's result of the same kernel; fault cases),
-#      TILEKIT_REQUIRE_GPU=1 so that a missing GPU fails instead of skipping; and the CPU tests
-#      of the schedule (the communicator double)
-#   3. `tilekit bench gemm --gpus 2` at n = 16384 and 32768 for f32, then bf16 (skipped, with the
+#   2. the multi-GPU tests over every visible GPU (bit-for-bit with one GPU's result of the same
+#      kernel; fault cases; panels of one GPU against the whole), TILEKIT_REQUIRE_GPU=1 so that a
+#      missing GPU fails instead of skipping; and the CPU tests of the schedule (the
+#      communicator double)
+#   3. `tilekit bench gemm --gpus $GPUS` at n = 16384 and 32768 for f32, then bf16 (skipped, with the
 #      reason, when this build has no own bf16 CUDA kernel): operands resident on the GPUs, host
 #      operands with transfers included, one GPU and cuBLASXt in the same run
-#   4. a panel sweep at 16384 (overlap granularity: 1 and 8 panels per block, resident only)
+#   4. a panel sweep at 16384 for each type (overlap granularity: 2 and 8 panels per block,
+#      resident only)
 # and prints the benchmark tables, then a summary table last. Full logs and CSVs go to $OUT (or
 # ./gpu-multigpu-logs).
 #
@@ -17,9 +19,12 @@
 #        bundled OpenBLAS; or those packed by
 #        tar czf build/multigpu-bin.tgz -C build bin/tilekit bin/tilekit_multigpu_tests \
 #            bin/tilekit_dist_tests $(cd build && ls bin/lib*)          (about 35 MB))
-# Environment: GPUS (default 2), SIZES (default "16384 32768"), DTYPES (default "f32 bf16"),
-# SWEEP (default 1; 0 skips step 4), TESTS (default 1; 0 skips step 2): the whole run takes
-# about 5–8 minutes on 2 × H200; split it with these where a command's time is limited.
+# Environment: GPUS (default 2: GPUs 0..GPUS-1 for the benchmark; the tests take every visible
+# GPU, so set CUDA_VISIBLE_DEVICES to test fewer), SIZES (default "16384 32768"), DTYPES (default
+# "f32 bf16"), SWEEP (default 1; 0 skips step 4), TESTS (default 1; 0 skips step 2), HOST
+# (default 1; 0 adds --no-host --no-baseline: resident operands only, much shorter at 32768):
+# the whole run takes about 5–8 minutes on 2 × H200; split it with these where a command's time
+# is limited.
 set -uo pipefail
 
 # NVLink multicast stays off on the shared machines: before anything can start NCCL.
@@ -38,7 +43,10 @@ GPUS=${GPUS:-2}
 SIZES=${SIZES:-16384 32768}
 SWEEP=${SWEEP:-1}
 TESTS=${TESTS:-1}
+HOST=${HOST:-1}
 DTYPES=${DTYPES:-f32 bf16}
+resident_only=()
+[ "$HOST" = 1 ] || resident_only=(--no-host --no-baseline)
 mkdir -p "$LOGS"
 declare -a summary
 
@@ -93,18 +101,23 @@ for dtype in $DTYPES; do
     [ "$n" -ge 32768 ] && samples=5  # each sample is seconds there
     log="bench-$dtype-$n.log"
     step "bench --gpus $GPUS $dtype $n" "$log" "$BIN/tilekit" bench gemm --gpus "$GPUS" \
-      --sizes "$n" --dtype "$dtype" --min-samples "$samples" --csv "$LOGS/bench-$dtype-$n.csv"
+      --sizes "$n" --dtype "$dtype" --min-samples "$samples" ${resident_only[@]+"${resident_only[@]}"} \
+      --csv "$LOGS/bench-$dtype-$n.csv"
     rc=$?
     tables+=("$log")
     [ $rc -eq 2 ] && break  # skipped (no own kernel for the type): the next size would say the same
   done
 done
-for panels in $([ "$SWEEP" = 1 ] && echo 1 8); do
-  log="bench-f32-16384-panels$panels.log"
-  step "bench --gpus $GPUS f32 16384 panels $panels" "$log" "$BIN/tilekit" bench gemm \
-    --gpus "$GPUS" --sizes 16384 --panels "$panels" --no-host --no-baseline \
-    --csv "$LOGS/bench-f32-16384-panels$panels.csv"
-  tables+=("$log")
+for dtype in $([ "$SWEEP" = 1 ] && echo $DTYPES); do
+  for panels in 2 8; do
+    log="bench-$dtype-16384-panels$panels.log"
+    step "bench --gpus $GPUS $dtype 16384 panels $panels" "$log" "$BIN/tilekit" bench gemm \
+      --gpus "$GPUS" --sizes 16384 --dtype "$dtype" --panels "$panels" --no-host --no-baseline \
+      --csv "$LOGS/bench-$dtype-16384-panels$panels.csv"
+    rc=$?
+    tables+=("$log")
+    [ $rc -eq 2 ] && break
+  done
 done
 
 echo

@@ -44,6 +44,12 @@ struct Context {
   WorkspacePool& workspace_pool() const;
 
   mutable std::shared_ptr<WorkspacePool> pool_;  // internal: use workspace_pool()
+
+  // CUDA: kernels that launch one block per SM and walk the tiles from there (the sm90
+  // persistent kernels) launch at most this many blocks, leaving the other SMs to work that runs
+  // beside them (the multi-GPU GEMM's NCCL transfers); 0 = every SM. Last, so that the
+  // positional initializers above keep their meaning.
+  int sm_limit = 0;
 };
 
 // True when this build of tilekit includes the CUDA backend.

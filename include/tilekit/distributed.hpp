@@ -72,6 +72,10 @@ struct DistributedOptions {
   // only once every rank has succeeded, so that C is untouched by a call that fails at any
   // point (costs that block's memory and a device copy or two). Host operands are always so.
   bool all_or_nothing = false;
+  // The travelling operand moves in rounds (the i-th panel of every rank at once): a round whose
+  // panels are all the same size is one ncclAllGather (NCCL moves both directions of a link in
+  // one kernel, more bytes per SM than a group of broadcasts); false: always broadcasts.
+  bool all_gather_rounds = true;
 };
 
 // What every rank computes from the global problem alone, identically.
@@ -136,6 +140,16 @@ struct DistributedConfig {
   // A collective that has not finished after this long ends the communicator (ncclCommAbort):
   // the call returns an error on every rank instead of hanging on a rank that failed.
   double timeout_s = 120.0;
+  // The most CUDA blocks (SMs) an NCCL collective may hold (ncclConfig_t::maxCTAs). The
+  // collectives run beside the GEMMs, so while they are in flight the GEMMs get the other SMs
+  // (Context::sm_limit): kernels that keep one block per SM for the whole launch would
+  // otherwise take turns with the collectives instead of overlapping them. 0: NCCL's choice,
+  // and the GEMMs are not limited. Ignored by wrap (the caller made the communicator).
+  // 4: an H200's 132 SMs leave 128 to the GEMMs, which split power-of-two tile counts into
+  // whole waves (512 tiles: 4 waves of 128, as many as 132 SMs need; 8 would leave 124: 5
+  // waves). 4 CTAs move about 45 GB/s each way on 2 × H200: enough to hide the transfers of bf16
+  // at n = 32768, not at 16384 (docs/multigpu.md).
+  int nccl_max_ctas = 4;
 };
 
 // The ranks this process drives, each a GPU with its NCCL communicator, two streams and its

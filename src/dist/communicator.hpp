@@ -41,6 +41,14 @@ class Communicator {
 
   // Enqueued on kTransfer: `bytes` at `buffer` on `root` are copied into `buffer` on every rank.
   virtual Status broadcast(void* buffer, size_t bytes, int root) = 0;
+  // Broadcasts between group_begin and group_end run together (ncclGroupStart/End: one launch,
+  // every link direction busy at once); they are enqueued at group_end. Every rank groups the
+  // same collectives. Implementations whose broadcasts complete one by one may ignore groups.
+  virtual Status group_begin() { return Status::ok(); }
+  virtual Status group_end() { return Status::ok(); }
+  // Enqueued on kTransfer: rank r's `bytes` at buffer + r·bytes are copied to the same place on
+  // every rank (an all-gather in place: `buffer` ends up holding every rank's piece).
+  virtual Status all_gather(void* buffer, size_t bytes) = 0;
 
   // Memory of this rank (device memory on a GPU), freed with release() after finish().
   virtual Status allocate(size_t bytes, const char* what, void** out) = 0;
@@ -60,6 +68,9 @@ class Communicator {
 
   // The context tilekit's gemm runs in: its work lands on kCompute.
   virtual const Context& compute_context() = 0;
+  // SMs the GEMMs may use while collectives run beside them (Context::sm_limit): the device's
+  // SMs less those the collectives may hold; 0 when that is not bounded (no limit then).
+  virtual int gemm_sm_limit() const { return 0; }
 
   // Waits until both lanes have drained, at most the timeout. On a timeout or an error reported
   // by the collectives, aborts the communicator (peers then fail too instead of hanging) and

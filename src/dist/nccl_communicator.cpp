@@ -41,9 +41,10 @@ void keep_nvls_off() {
 
 class NcclCommunicator final : public Communicator {
  public:
-  NcclCommunicator(ncclComm_t comm, bool owned, int rank, int size, int device, double timeout_s)
+  NcclCommunicator(ncclComm_t comm, bool owned, int rank, int size, int device, double timeout_s,
+                   int nccl_max_ctas)
       : comm_(comm), owned_(owned), rank_(rank), size_(size), device_(device),
-        timeout_(std::chrono::duration<double>(timeout_s)) {}
+        timeout_(std::chrono::duration<double>(timeout_s)), nccl_max_ctas_(nccl_max_ctas) {}
 
   ~NcclCommunicator() override {
     // Errors cannot be reported from a destructor; a failed teardown leaks at worst.
@@ -66,9 +67,19 @@ class NcclCommunicator final : public Communicator {
     TILEKIT_CUDA_TRY(cudaSetDevice(device_));
     // Non-blocking streams: the legacy default stream must not serialize the two lanes.
     TILEKIT_CUDA_TRY(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
-    TILEKIT_CUDA_TRY(cudaStreamCreateWithFlags(&transfer_, cudaStreamNonBlocking));
+    // The transfer lane at the highest priority: NCCL's kernels need SMs, and when the GEMMs'
+    // blocks fill the GPU the block scheduler gives a freed SM to the higher-priority stream's
+    // waiting blocks first; at equal priority a collective can wait behind a whole GEMM's blocks
+    // while its peer waits for it.
+    int least = 0, greatest = 0;
+    TILEKIT_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    TILEKIT_CUDA_TRY(cudaStreamCreateWithPriority(&transfer_, cudaStreamNonBlocking, greatest));
     for (cudaEvent_t& e : marks_) TILEKIT_CUDA_TRY(cudaEventCreate(&e));
     context_ = Context::cuda(device_, compute_);
+    int sms = 0;
+    TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
+    // A wrapped communicator may have been made with more CTAs than ours: then no limit is known.
+    if (owned_ && nccl_max_ctas_ > 0 && nccl_max_ctas_ < sms) gemm_sm_limit_ = sms - nccl_max_ctas_;
     return Status::ok();
   }
 
@@ -105,6 +116,27 @@ class NcclCommunicator final : public Communicator {
     return enqueued(ncclBroadcast(buffer, buffer, bytes, ncclChar, root, comm_, transfer_),
                     "ncclBroadcast of " + std::to_string(bytes) + " bytes from rank " +
                         std::to_string(root));
+  }
+
+  Status all_gather(void* buffer, size_t bytes) override {
+    TILEKIT_RETURN_IF_ERROR(usable());
+    TILEKIT_CUDA_TRY(cudaSetDevice(device_));
+    char* base = static_cast<char*>(buffer);
+    // In place: this rank's piece already lies at its slot of the output.
+    return enqueued(ncclAllGather(base + static_cast<size_t>(rank_) * bytes, base, bytes, ncclChar,
+                                  comm_, transfer_),
+                    "ncclAllGather of " + std::to_string(bytes) + " bytes per rank");
+  }
+
+  Status group_begin() override {
+    TILEKIT_RETURN_IF_ERROR(usable());
+    const ncclResult_t r = ncclGroupStart();
+    if (r != ncclSuccess) return nccl_error(r, "ncclGroupStart", who());
+    return Status::ok();
+  }
+  Status group_end() override {
+    // Nonblocking communicator: ncclGroupEnd may answer ncclInProgress; enqueued() polls.
+    return enqueued(ncclGroupEnd(), "ncclGroupEnd of a round of broadcasts");
   }
 
   // Buffers are kept for the next call (grown, never shrunk, freed with the context), as a
@@ -177,6 +209,7 @@ class NcclCommunicator final : public Communicator {
   }
 
   const Context& compute_context() override { return context_; }
+  int gemm_sm_limit() const override { return gemm_sm_limit_; }
 
   Status finish() override {
     TILEKIT_RETURN_IF_ERROR(usable());
@@ -309,6 +342,7 @@ class NcclCommunicator final : public Communicator {
   bool owned_ = true;
   int rank_ = 0, size_ = 1, device_ = 0;
   std::chrono::duration<double> timeout_;
+  int nccl_max_ctas_ = 0, gemm_sm_limit_ = 0;
   bool aborted_ = false;
   bool shutdown_begun_ = false, finalize_started_ = false;
   cudaStream_t compute_ = nullptr, transfer_ = nullptr;
@@ -363,7 +397,7 @@ Status wrap_all(std::vector<ncclComm_t>& comms, const std::vector<int>& ranks, i
   std::vector<std::unique_ptr<Communicator>> local;
   for (size_t i = 0; i < comms.size(); ++i) {
     auto c = std::make_unique<NcclCommunicator>(comms[i], owned, ranks[i], size, devices[i],
-                                                config.timeout_s);
+                                                config.timeout_s, config.nccl_max_ctas);
     Status s = c->init();
     local.push_back(std::move(c));  // destroyed (and its communicator with it) on failure
     if (!s) return s;
@@ -372,9 +406,15 @@ Status wrap_all(std::vector<ncclComm_t>& comms, const std::vector<int>& ranks, i
   return Status::ok();
 }
 
-ncclConfig_t nonblocking_config() {
+ncclConfig_t nonblocking_config(const DistributedConfig& dc) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;  // calls return at once; we poll, so a timeout can abort
+  // Every SM NCCL holds is one the GEMMs beside it cannot use (DistributedConfig::nccl_max_ctas).
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 17, 0)
+  if (dc.nccl_max_ctas > 0) config.maxCTAs = dc.nccl_max_ctas;
+#else
+  (void)dc;  // ncclConfig_t has no maxCTAs before NCCL 2.17 (NCCL_MAX_CTAS in the environment)
+#endif
   return config;
 }
 
@@ -437,7 +477,7 @@ Status DistributedContext::create(const std::vector<int>& devices, const Distrib
   if (r != ncclSuccess) return dist::nccl_error(r, "ncclGetUniqueId", who);
   const int size = static_cast<int>(devices.size());
   std::vector<ncclComm_t> comms(devices.size(), nullptr);
-  ncclConfig_t cfg = dist::nonblocking_config();
+  ncclConfig_t cfg = dist::nonblocking_config(config);
   r = ncclGroupStart();
   if (r != ncclSuccess) return dist::nccl_error(r, "ncclGroupStart", who);
   for (int i = 0; i < size; ++i) {
@@ -470,7 +510,7 @@ Status DistributedContext::join(const std::string& unique_id, int ranks, int ran
   dist::keep_nvls_off();
   TILEKIT_CUDA_TRY(cudaSetDevice(device));
   std::vector<ncclComm_t> comms(1, nullptr);
-  ncclConfig_t cfg = dist::nonblocking_config();
+  ncclConfig_t cfg = dist::nonblocking_config(config);
   const ncclResult_t r = ncclCommInitRankConfig(&comms[0], ranks, id, rank, &cfg);
   if (r != ncclSuccess && r != ncclInProgress)
     return dist::nccl_error(r, "ncclCommInitRankConfig", who);

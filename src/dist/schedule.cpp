@@ -9,6 +9,7 @@
 //   4. finish (bounded by the timeout), agree on the outcome; host operands: download C.
 #include "dist/schedule.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -19,7 +20,7 @@ namespace tilekit::dist {
 
 Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& cols,
                         int panels_per_block, int rank, int64_t k, int64_t elem_bytes,
-                        Layout layout, Op op_b, bool source_on_host) {
+                        Layout layout, Op op_b, bool source_on_host, bool all_gather_rounds) {
   (void)layout;
   (void)op_b;  // panels are packed densely whatever the layout: only their sizes matter here
   Schedule s;
@@ -66,26 +67,93 @@ Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& col
         if (s.panels[p].bytes > 0)
           s.transfer.push_back({StepKind::kBroadcast, static_cast<int>(p), rank != 0});
       break;
-    case ReplicaSource::kBlocks:
+    case ReplicaSource::kBlocks: {
+      // by_owner[o]: owner o's panels that carry bytes, in column order.
+      std::vector<std::vector<int>> by_owner(ranks);
       for (int o = 0; o < ranks; ++o) add_panels(o, cols[o], panels_per_block);
+      size_t rounds = 0;
+      for (size_t p = 0; p < s.panels.size(); ++p)
+        if (s.panels[p].bytes > 0) {
+          by_owner[s.panels[p].owner].push_back(static_cast<int>(p));
+          rounds = std::max(rounds, by_owner[s.panels[p].owner].size());
+        }
+      // Round i: the i-th panel of every owner. The buffer holds the rounds one after the
+      // other, a round's panels side by side in owner order: where they are all the same size
+      // the round is one all-gather in place.
+      std::vector<std::vector<int>> round_panels(rounds);
+      int64_t offset = 0;
+      for (size_t i = 0; i < rounds; ++i)
+        for (int o = 0; o < ranks; ++o)
+          if (i < by_owner[o].size()) {
+            const int p = by_owner[o][i];
+            round_panels[i].push_back(p);
+            s.panels[p].offset_bytes = offset;
+            offset += s.panels[p].bytes;
+          }
       // Own panels first: packed before any broadcast, so this rank's first GEMMs need nobody.
       for (size_t p = 0; p < s.panels.size(); ++p)
         if (s.panels[p].owner == rank) pack(static_cast<int>(p));
-      for (size_t p = 0; p < s.panels.size(); ++p)
-        if (s.panels[p].bytes > 0)
-          s.transfer.push_back(
-              {StepKind::kBroadcast, static_cast<int>(p), s.panels[p].owner != rank});
+      for (const std::vector<int>& round : round_panels) {
+        if (round.size() == 1) {
+          s.transfer.push_back({StepKind::kBroadcast, round[0], s.panels[round[0]].owner != rank});
+          continue;
+        }
+        bool equal = all_gather_rounds && round.size() == static_cast<size_t>(ranks);
+        for (int p : round) equal = equal && s.panels[p].bytes == s.panels[round[0]].bytes;
+        if (equal) {
+          TransferStep t{StepKind::kAllGather, round[0], false};
+          t.offset_bytes = s.panels[round[0]].offset_bytes;
+          t.bytes = s.panels[round[0]].bytes;
+          s.transfer.push_back(t);
+        } else {
+          s.transfer.push_back({StepKind::kGroupBegin, -1, false});
+          for (int p : round) s.transfer.push_back({StepKind::kBroadcast, p, false});
+          s.transfer.push_back({StepKind::kGroupEnd, -1, false});
+        }
+        for (int p : round)
+          if (s.panels[p].owner != rank) s.transfer.push_back({StepKind::kSignal, p, true});
+      }
       break;
+    }
   }
   s.wait_for.assign(s.panels.size(), false);
   for (const TransferStep& t : s.transfer)
     if (t.completes_panel) s.wait_for[t.panel] = true;
-  // Own panels first, then the others in the order they arrive.
+  // Own panels (and panels nobody sends) first, then the others in the order they arrive.
   for (size_t p = 0; p < s.panels.size(); ++p)
     if (s.panels[p].owner == rank || s.panels[p].owner == -1) s.compute.push_back(static_cast<int>(p));
+  std::vector<bool> listed(s.panels.size(), false);
+  for (const TransferStep& t : s.transfer)
+    if (t.completes_panel && s.panels[t.panel].owner != rank && !listed[t.panel]) {
+      listed[t.panel] = true;
+      s.compute.push_back(t.panel);
+    }
+  // Panels no step delivers (empty ones: k = 0) still scale their columns of C by beta.
   for (size_t p = 0; p < s.panels.size(); ++p)
-    if (s.panels[p].owner != rank && s.panels[p].owner != -1) s.compute.push_back(static_cast<int>(p));
+    if (s.panels[p].owner != rank && s.panels[p].owner != -1 && !listed[p])
+      s.compute.push_back(static_cast<int>(p));
   return s;
+}
+
+std::vector<bool> gemms_beside_collectives(const Schedule& s) {
+  // The transfer lane's last collective; panels signalled after it have arrived once it ended.
+  size_t last = s.transfer.size();
+  for (size_t i = 0; i < s.transfer.size(); ++i)
+    if (s.transfer[i].kind == StepKind::kBroadcast || s.transfer[i].kind == StepKind::kGroupEnd ||
+        s.transfer[i].kind == StepKind::kAllGather)
+      last = i;
+  std::vector<bool> after_all(s.panels.size(), false);
+  if (last < s.transfer.size())
+    for (size_t i = last; i < s.transfer.size(); ++i)
+      if (s.transfer[i].completes_panel) after_all[s.transfer[i].panel] = true;
+  std::vector<bool> out(s.compute.size(), false);
+  bool alone = last == s.transfer.size();  // no collectives at all
+  for (size_t j = 0; j < s.compute.size(); ++j) {
+    const int p = s.compute[j];
+    alone = alone || (s.wait_for[p] && after_all[p]);
+    out[j] = !alone;
+  }
+  return out;
 }
 
 GemmProblem transposed_view(const GemmProblem& p) {
@@ -146,6 +214,7 @@ std::vector<Field> call_fields(const GemmProblem& g, const DistributedOptions& o
           {"the kernel (hash of its id)", text_hash(o.kernel)},
           {"allow_vendor", o.allow_vendor},
           {"all_or_nothing", o.all_or_nothing},
+          {"all_gather_rounds", o.all_gather_rounds},
           {"host operands", host}};
 }
 
@@ -285,19 +354,47 @@ Status enqueue_transfers(Communicator& comm, const RankJob& job, const Schedule&
   const GemmProblem& v = job.view;
   const size_t es = elem(v.types.b);
   TILEKIT_RETURN_IF_ERROR(comm.mark(Lane::kTransfer, Mark::kTransferStart));
-  for (const TransferStep& step : s.transfer) {
-    const Panel& p = s.panels[step.panel];
-    if (step.kind == StepKind::kPack) {
-      const BlockLines src = block_lines(v.layout, v.op_b, job.ldb, 0, p.col_begin - job.b_col0,
-                                         v.k, p.cols);
-      TILEKIT_RETURN_IF_ERROR(copy_block(comm, Lane::kTransfer, job.b_kind,
-                                         buffer + p.offset_bytes,
-                                         packed_ld(v.layout, v.op_b, v.k, p.cols), job.b, src, es));
-    } else {
-      TILEKIT_RETURN_IF_ERROR(
-          comm.broadcast(buffer + p.offset_bytes, static_cast<size_t>(p.bytes), p.owner));
+  bool in_group = false;
+  auto step_status = [&](const TransferStep& step) -> Status {
+    switch (step.kind) {
+      case StepKind::kGroupBegin:
+        TILEKIT_RETURN_IF_ERROR(comm.group_begin());
+        in_group = true;
+        return Status::ok();
+      case StepKind::kGroupEnd:
+        in_group = false;
+        return comm.group_end();
+      case StepKind::kSignal:
+        return comm.signal(Lane::kTransfer, step.panel);
+      case StepKind::kAllGather:
+        return comm.all_gather(buffer + step.offset_bytes, static_cast<size_t>(step.bytes));
+      case StepKind::kPack: {
+        const Panel& p = s.panels[step.panel];
+        const BlockLines src = block_lines(v.layout, v.op_b, job.ldb, 0, p.col_begin - job.b_col0,
+                                           v.k, p.cols);
+        TILEKIT_RETURN_IF_ERROR(copy_block(comm, Lane::kTransfer, job.b_kind,
+                                           buffer + p.offset_bytes,
+                                           packed_ld(v.layout, v.op_b, v.k, p.cols), job.b, src, es));
+        break;
+      }
+      case StepKind::kBroadcast: {
+        const Panel& p = s.panels[step.panel];
+        TILEKIT_RETURN_IF_ERROR(
+            comm.broadcast(buffer + p.offset_bytes, static_cast<size_t>(p.bytes), p.owner));
+        break;
+      }
     }
-    if (step.completes_panel) TILEKIT_RETURN_IF_ERROR(comm.signal(Lane::kTransfer, step.panel));
+    if (step.completes_panel) return comm.signal(Lane::kTransfer, step.panel);
+    return Status::ok();
+  };
+  for (const TransferStep& step : s.transfer) {
+    Status st = step_status(step);
+    if (!st) {
+      // A group left open would hold back this thread's next NCCL calls: close it (the caller
+      // aborts the communicator after this failure anyway).
+      if (in_group) (void)comm.group_end();
+      return st;
+    }
   }
   return comm.mark(Lane::kTransfer, Mark::kTransferEnd);
 }
@@ -308,8 +405,21 @@ Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, 
   GemmOptions gemm_options;
   gemm_options.kernel = o.kernel;
   gemm_options.allow_vendor = o.allow_vendor;
+  // While collectives run beside the GEMMs, the GEMMs get a context that leaves the
+  // collectives their SMs (Communicator::gemm_sm_limit): a kernel that launches one block per
+  // SM and walks the tiles from there (the sm90 persistent kernels) would otherwise hold every
+  // SM until its last tile, so that a collective waits for the GEMM to end and the next GEMM
+  // waits, with the blocks it could not place, for the collective: the two take turns instead
+  // of overlapping (bf16 on 2 × H200: 1.60×). Once the compute lane has waited for a panel
+  // signalled after the last collective, nothing runs beside it: the rest get every SM.
+  const Context& full = comm.compute_context();
+  if (full.backend == Backend::kCuda) (void)full.workspace_pool();  // copies share one pool
+  Context beside = full;
+  beside.sm_limit = comm.gemm_sm_limit();
+  const std::vector<bool> shared = gemms_beside_collectives(s);
   TILEKIT_RETURN_IF_ERROR(comm.mark(Lane::kCompute, Mark::kComputeStart));
-  for (int index : s.compute) {
+  for (size_t j = 0; j < s.compute.size(); ++j) {
+    const int index = s.compute[j];
     const Panel& p = s.panels[index];
     if (s.wait_for[index]) TILEKIT_RETURN_IF_ERROR(comm.wait(Lane::kCompute, index));
     if (job.rows.size == 0) continue;  // no rows here: this rank only relays panels
@@ -330,7 +440,7 @@ Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, 
     panel.c = static_cast<char*>(job.c) + op_offset(v.layout, Op::kN, job.ldc, 0, p.col_begin) *
                                               static_cast<int64_t>(elem(v.types.c));
     panel.ldc = job.ldc;
-    Status st = gemm(comm.compute_context(), panel, gemm_options);
+    Status st = gemm(shared[j] ? beside : full, panel, gemm_options);
     if (!st)
       return Status(st.code(), who(comm) + ": the GEMM of panel " + std::to_string(index) +
                                    " (columns " + std::to_string(p.col_begin) + ".." +
@@ -483,7 +593,8 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
   const GemmProblem& v = job.view;
   const Schedule sched =
       build_schedule(plan.source, by_cols ? plan.rows : plan.cols, plan.panels_per_block, r, v.k,
-                     static_cast<int64_t>(elem(v.types.b)), v.layout, v.op_b, host);
+                     static_cast<int64_t>(elem(v.types.b)), v.layout, v.op_b, host,
+                     options.all_gather_rounds);
   RankMemory mem(comm);
   Status ready = prior;
   if (ready) ready = prepare(comm, global, plan, blocks, host, options, sched, &job, &mem);

@@ -23,11 +23,19 @@ struct Panel {
   int64_t bytes = 0;
 };
 
-enum class StepKind { kPack, kBroadcast };
+// The transfer lane's operations. A round of the all-gather (the i-th panel of every owner)
+// moves at once, so every rank sends its panel while it receives the others' — both directions
+// of every link busy — instead of one owner's panel at a time: one ncclAllGather where every
+// owner's panel of the round has the same size (kAllGather: the panels lie side by side in owner
+// order, `bytes` each from `offset_bytes`), else one group of broadcasts (kGroupBegin …
+// kGroupEnd). The round's panels are signalled after it (kSignal): they land together.
+enum class StepKind { kPack, kBroadcast, kGroupBegin, kGroupEnd, kAllGather, kSignal };
 struct TransferStep {
   StepKind kind = StepKind::kPack;
-  int panel = 0;
-  bool completes_panel = false;  // signal the compute lane after this step
+  int panel = 0;                 // kPack, kBroadcast, kSignal: the panel
+  bool completes_panel = false;  // signal the compute lane after this step (kSignal: always)
+  int64_t offset_bytes = 0;      // kAllGather: the round's first panel in the replica buffer
+  int64_t bytes = 0;             // kAllGather: each owner's panel
 };
 
 struct Schedule {
@@ -41,12 +49,20 @@ struct Schedule {
 
 // The schedule of `rank` for op(B) of k × sum(cols) in `layout`/`op_b` with `elem_bytes`
 // elements. Own panels are packed first and multiplied first (they need no transfer); the
-// broadcasts go in global order, so every rank issues the same collectives in the same order;
-// each panel's GEMM waits only for that panel. `source_on_host`: the caller's op(B) is host
-// memory, so even kEveryRank packs (uploads) it.
+// broadcasts go in global order (kBlocks: round by round, each round one all-gather or one group
+// of broadcasts; `all_gather_rounds` false: always broadcasts), so every rank
+// issues the same collectives in the same order; each panel's GEMM waits only for that panel,
+// and the others are multiplied in the order they arrive. `source_on_host`: the caller's op(B)
+// is host memory, so even kEveryRank packs (uploads) it.
 Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& cols,
                         int panels_per_block, int rank, int64_t k, int64_t elem_bytes,
-                        Layout layout, Op op_b, bool source_on_host);
+                        Layout layout, Op op_b, bool source_on_host, bool all_gather_rounds = true);
+
+// Per entry of s.compute: whether that GEMM may run while collectives are in flight on this
+// rank (it then gets the SMs the collectives leave: Communicator::gemm_sm_limit). False from
+// the first GEMM that waited for a panel signalled after the last collective of the transfer
+// lane, and for every GEMM when the lane has no collectives.
+std::vector<bool> gemms_beside_collectives(const Schedule& s);
 
 // The transposed problem: the column split of `p` is the row split of the result.
 GemmProblem transposed_view(const GemmProblem& p);

@@ -76,6 +76,19 @@ Status FakeCommunicator::broadcast(void* buffer, size_t bytes, int root) {
   return group_->barrier(rank_);
 }
 
+Status FakeCommunicator::all_gather(void* buffer, size_t bytes) {
+  log_.push_back("all-gather of " + std::to_string(bytes));
+  TILEKIT_RETURN_IF_ERROR(collective_gate());
+  group_->slots()[rank_] = buffer;
+  TILEKIT_RETURN_IF_ERROR(group_->barrier(rank_));
+  for (int r = 0; r < group_->size(); ++r)
+    if (r != rank_)
+      std::memcpy(static_cast<char*>(buffer) + static_cast<size_t>(r) * bytes,
+                  static_cast<const char*>(group_->slots()[r]) + static_cast<size_t>(r) * bytes,
+                  bytes);
+  return group_->barrier(rank_);
+}
+
 Status FakeCommunicator::allocate(size_t bytes, const char*, void** out) {
   *out = std::malloc(bytes);
   if (!*out) return out_of_memory("fake allocate");

@@ -64,6 +64,16 @@ class FakeCommunicator final : public dist::Communicator {
   int device() const override { return rank_; }
   Status exchange(const std::vector<int64_t>& mine, std::vector<int64_t>* all) override;
   Status broadcast(void* buffer, size_t bytes, int root) override;
+  Status all_gather(void* buffer, size_t bytes) override;
+  // Broadcasts here complete one by one, in the same order on every rank: a group only logs.
+  Status group_begin() override {
+    log_.push_back("group begin");
+    return Status::ok();
+  }
+  Status group_end() override {
+    log_.push_back("group end");
+    return Status::ok();
+  }
   Status allocate(size_t bytes, const char* what, void** out) override;
   void release(void* ptr) override;
   Status copy_2d(dist::Lane lane, dist::CopyKind kind, void* dst, size_t dst_pitch,

@@ -4,14 +4,17 @@
 // ending in an error on every rank with nothing written to C.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "dist/context_impl.hpp"
 #include "dist/fake_communicator.hpp"
 #include "dist/schedule.hpp"
+#include "gemm_dist_bench.hpp"
 #include "tilekit/distributed.hpp"
 
 namespace tilekit::testing {
@@ -117,37 +120,112 @@ std::vector<IndexRange> split_cols(int64_t n, int ranks) {
   return out;
 }
 
-TEST(Schedule, OwnPanelsFirstThenBroadcastsInGlobalOrder) {
+TEST(Schedule, OwnPanelsFirstThenRoundsOfEveryOwnersPanel) {
   const auto cols = split_cols(11, 3);  // 4, 4, 3 columns
   const dist::Schedule s = dist::build_schedule(ReplicaSource::kBlocks, cols, 2, /*rank=*/1,
                                                 /*k=*/5, 4, Layout::kRowMajor, Op::kN, false);
   ASSERT_EQ(s.panels.size(), 6u);
-  int64_t offset = 0, col = 0;
+  int64_t col = 0;
   for (size_t p = 0; p < s.panels.size(); ++p) {
     EXPECT_EQ(s.panels[p].owner, static_cast<int>(p / 2));
     EXPECT_EQ(s.panels[p].col_begin, col);
-    EXPECT_EQ(s.panels[p].offset_bytes, offset);
+    EXPECT_EQ(s.panels[p].bytes, 5 * s.panels[p].cols * 4);
     col += s.panels[p].cols;
-    offset += s.panels[p].bytes;
   }
+  // The buffer holds round 0 (panels 0, 2, 4: 2 columns each), then round 1 (1, 3, 5: 2, 2, 1).
+  const std::vector<int64_t> offsets = {0, 120, 40, 160, 80, 200};
+  for (size_t p = 0; p < s.panels.size(); ++p) EXPECT_EQ(s.panels[p].offset_bytes, offsets[p]);
   EXPECT_EQ(s.buffer_bytes, 5 * 11 * 4);
-  // Transfer lane: pack own panels 2 and 3 (each signalled at once), then every broadcast in
-  // global order; rank 1 signals only the panels it receives.
-  ASSERT_EQ(s.transfer.size(), 8u);
-  EXPECT_EQ(s.transfer[0].kind, dist::StepKind::kPack);
-  EXPECT_EQ(s.transfer[0].panel, 2);
-  EXPECT_TRUE(s.transfer[0].completes_panel);
-  EXPECT_EQ(s.transfer[1].panel, 3);
-  for (int p = 0; p < 6; ++p) {
-    const dist::TransferStep& t = s.transfer[2 + p];
-    EXPECT_EQ(t.kind, dist::StepKind::kBroadcast);
-    EXPECT_EQ(t.panel, p);
-    EXPECT_EQ(t.completes_panel, p != 2 && p != 3);
+  // Transfer lane: pack own panels 2 and 3 (each signalled at once); round 0, whose panels are
+  // all 40 bytes, as one all-gather; round 1 (40, 40, 20 bytes) as a group of broadcasts; after
+  // each round rank 1 signals the panels it received.
+  using K = dist::StepKind;
+  struct Want {
+    K kind;
+    int panel;
+    bool signals;
+  };
+  const std::vector<Want> want = {
+      {K::kPack, 2, true},        {K::kPack, 3, true},        {K::kAllGather, 0, false},
+      {K::kSignal, 0, true},      {K::kSignal, 4, true},      {K::kGroupBegin, -1, false},
+      {K::kBroadcast, 1, false},  {K::kBroadcast, 3, false},  {K::kBroadcast, 5, false},
+      {K::kGroupEnd, -1, false},  {K::kSignal, 1, true},      {K::kSignal, 5, true}};
+  ASSERT_EQ(s.transfer.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(s.transfer[i].kind, want[i].kind) << "step " << i;
+    if (want[i].panel >= 0) EXPECT_EQ(s.transfer[i].panel, want[i].panel) << "step " << i;
+    EXPECT_EQ(s.transfer[i].completes_panel, want[i].signals) << "step " << i;
   }
+  EXPECT_EQ(s.transfer[2].offset_bytes, 0);
+  EXPECT_EQ(s.transfer[2].bytes, 40);
   // Compute lane: own panels first (they wait only for their pack), then arrival order.
-  EXPECT_EQ(s.compute, (std::vector<int>{2, 3, 0, 1, 4, 5}));
+  EXPECT_EQ(s.compute, (std::vector<int>{2, 3, 0, 4, 1, 5}));
   for (bool w : s.wait_for) EXPECT_TRUE(w);
   EXPECT_FALSE(s.direct);
+  // Without all-gather rounds, round 0 is a group of broadcasts too.
+  const dist::Schedule b = dist::build_schedule(ReplicaSource::kBlocks, cols, 2, 1, 5, 4,
+                                                Layout::kRowMajor, Op::kN, false,
+                                                /*all_gather_rounds=*/false);
+  ASSERT_GT(b.transfer.size(), 2u);
+  EXPECT_EQ(b.transfer[2].kind, K::kGroupBegin);
+  for (const dist::TransferStep& t : b.transfer) EXPECT_NE(t.kind, K::kAllGather);
+}
+
+TEST(Schedule, GemmsShareTheGpuWithCollectivesUntilTheLastRoundHasArrived) {
+  // 2 ranks, 2 panels each: rank 0 multiplies its panels 0, 1 while rounds (0, 2) and (1, 3)
+  // travel, then 2 (round 0: the last round may still travel), then 3, after the last round.
+  const auto cols = split_cols(8, 2);
+  const dist::Schedule s0 = dist::build_schedule(ReplicaSource::kBlocks, cols, 2, 0, 3, 4,
+                                                 Layout::kRowMajor, Op::kN, false);
+  EXPECT_EQ(s0.compute, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(dist::gemms_beside_collectives(s0), (std::vector<bool>{true, true, true, false}));
+  // Nothing travels: every GEMM has the GPU to itself.
+  const dist::Schedule every = dist::build_schedule(ReplicaSource::kEveryRank, cols, 2, 0, 3, 4,
+                                                    Layout::kRowMajor, Op::kN, false);
+  for (bool b : dist::gemms_beside_collectives(every)) EXPECT_FALSE(b);
+  // The root of kRoot only sends: its collectives run beside every GEMM it does.
+  const dist::Schedule root0 = dist::build_schedule(ReplicaSource::kRoot, cols, 2, 0, 3, 4,
+                                                    Layout::kRowMajor, Op::kN, false);
+  for (bool b : dist::gemms_beside_collectives(root0)) EXPECT_TRUE(b);
+  const dist::Schedule root1 = dist::build_schedule(ReplicaSource::kRoot, cols, 2, 1, 3, 4,
+                                                    Layout::kRowMajor, Op::kN, false);
+  const std::vector<bool> r1 = dist::gemms_beside_collectives(root1);
+  ASSERT_EQ(r1.size(), 4u);
+  EXPECT_EQ(r1, (std::vector<bool>{true, true, true, false}));
+}
+
+TEST(Schedule, EveryRankRunsTheSameCollectivesInTheSameOrder) {
+  // 2, 2, 2, 1 columns in 2 panels each: rank 3 has one (a piece of no columns is no panel), so
+  // round 0 (four 1-column panels) is an all-gather and round 1 (ranks 0-2 only) a group.
+  const auto cols = split_cols(7, 4);
+  std::vector<std::vector<std::string>> lanes;
+  for (int rank = 0; rank < 4; ++rank) {
+    const dist::Schedule s = dist::build_schedule(ReplicaSource::kBlocks, cols, 2, rank, 2, 4,
+                                                  Layout::kRowMajor, Op::kN, false);
+    std::vector<std::string> collectives;
+    int depth = 0;
+    for (const dist::TransferStep& t : s.transfer) {
+      if (t.kind == dist::StepKind::kGroupBegin) collectives.push_back("("), ++depth;
+      if (t.kind == dist::StepKind::kGroupEnd) collectives.push_back(")"), --depth;
+      if (t.kind == dist::StepKind::kBroadcast) collectives.push_back(std::to_string(t.panel));
+      if (t.kind == dist::StepKind::kAllGather)
+        collectives.push_back("all-gather " + std::to_string(t.offset_bytes) + "+" +
+                              std::to_string(t.bytes));
+      EXPECT_LE(depth, 1);
+    }
+    EXPECT_EQ(depth, 0);
+    lanes.push_back(collectives);
+    // Every panel is signalled once (packed here, or received) and multiplied once.
+    std::vector<int> signalled(s.panels.size(), 0);
+    for (const dist::TransferStep& t : s.transfer)
+      if (t.completes_panel) ++signalled[t.panel];
+    for (size_t p = 0; p < s.panels.size(); ++p) EXPECT_EQ(signalled[p], 1) << "panel " << p;
+    std::vector<int> order = s.compute;
+    std::sort(order.begin(), order.end());
+    for (size_t p = 0; p < order.size(); ++p) EXPECT_EQ(order[p], static_cast<int>(p));
+  }
+  for (int rank = 1; rank < 4; ++rank) EXPECT_EQ(lanes[rank], lanes[0]) << "rank " << rank;
+  EXPECT_EQ(lanes[0], (std::vector<std::string>{"all-gather 0+8", "(", "1", "3", "5", ")"}));
 }
 
 TEST(Schedule, RootBroadcastAndEveryRankSources) {
@@ -178,6 +256,49 @@ TEST(Schedule, RootBroadcastAndEveryRankSources) {
                                                          4, Layout::kRowMajor, Op::kN, true);
   EXPECT_FALSE(every_host.direct);  // host operands are uploaded, in panels
   EXPECT_EQ(every_host.transfer.size(), 2u);
+}
+
+// `bench gemm --gpus 4` (issue 16): the per-GPU figures of four GPUs ran into the TFLOP/s
+// column. Every column stays right-aligned under its heading, with a space before it.
+TEST(DistBenchTable, FourGpusFiguresStayInTheirColumns) {
+  std::vector<bench::DistBenchRow> rows(2);
+  rows[0].shape = {32768, 32768, 32768};
+  rows[0].types = "bf16";
+  rows[0].mode = "1 GPU (tilekit auto)";
+  rows[0].ms = 103.5;
+  rows[0].tflops = 679.7;
+  rows[0].per_gpu_tflops = {679.7};
+  rows[0].verdict = "reference for the rows below";
+  rows[1] = rows[0];
+  rows[1].mode = "4 GPUs resident (rows, blocks, 4 panels/block, NCCL <= 4 SMs)";
+  rows[1].gpus = 4;
+  rows[1].ms = 32.1;
+  rows[1].tflops = 2228.7;
+  rows[1].per_gpu_tflops = {1234.5, 1234.5, 1234.5, 1234.5};
+  rows[1].scaling = 3.23;
+  rows[1].transfer_ms = 12.5;
+  rows[1].verdict = "bit-identical to 1 GPU";
+  std::ostringstream os;
+  bench::print_dist_table(os, rows);
+  std::vector<std::string> lines;
+  std::istringstream in(os.str());
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u) << os.str();
+  // A right-aligned column ends where its heading ends.
+  auto end_of = [](const std::string& line, const std::string& what) {
+    const size_t at = line.find(what);
+    return at == std::string::npos ? at : at + what.size();
+  };
+  const std::string per_gpu = "1234.5 1234.5 1234.5 1234.5";
+  EXPECT_EQ(end_of(lines[2], per_gpu), end_of(lines[0], "per GPU")) << os.str();
+  EXPECT_EQ(end_of(lines[2], "2228.7"), end_of(lines[0], "TFLOP/s")) << os.str();
+  EXPECT_EQ(end_of(lines[2], "3.23x"), end_of(lines[0], "scaling")) << os.str();
+  EXPECT_EQ(end_of(lines[2], "32.10"), end_of(lines[0], " ms")) << os.str();
+  const size_t at = lines[2].find(per_gpu);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(lines[2][at - 1], ' ') << "the per-GPU figures touch the TFLOP/s column:\n" << os.str();
+  // The long mode text does not push the numbers out of line either.
+  EXPECT_EQ(end_of(lines[1], "103.50"), end_of(lines[0], " ms")) << os.str();
 }
 
 TEST(Schedule, NothingTravelsWhenKIsZero) {
@@ -445,7 +566,8 @@ TEST(DistributedGemm, OwnPanelsArePackedBeforeAnyBroadcast) {
     const auto& log = f->log();
     size_t first_broadcast = log.size(), last_pack = 0, packs = 0;
     for (size_t i = 0; i < log.size(); ++i) {
-      if (log[i].rfind("broadcast", 0) == 0) first_broadcast = std::min(first_broadcast, i);
+      if (log[i].rfind("broadcast", 0) == 0 || log[i].rfind("all-gather", 0) == 0)
+        first_broadcast = std::min(first_broadcast, i);
       if (log[i].rfind("signal transfer", 0) == 0 && first_broadcast == log.size()) {
         last_pack = i;
         ++packs;
@@ -613,9 +735,10 @@ TEST(DistributedFaults, AllOrNothingKeepsResidentCUntouchedWhenACollectiveFailsM
   RowBlocks r = row_blocks(c, o, plan);
   const auto before = r.c;
   auto group = std::make_shared<FakeGroup>(3, 2000ms);
-  // Collectives: 0 the first agreement, 1..12 the broadcasts (12 one-column panels), 13 the
-  // agreement on the outcome: the GEMMs have run everywhere when rank 2 fails there.
-  group->fail_collective(2, 13, Status(StatusCode::kInternal, "injected: NCCL error on rank 2"));
+  // Collectives: 0 the first agreement, 1..4 the rounds (12 one-column panels, 4 per rank: 4
+  // all-gathers of one column from each rank), 5 the agreement on the outcome: the GEMMs have
+  // run everywhere when rank 2 fails there.
+  group->fail_collective(2, 5, Status(StatusCode::kInternal, "injected: NCCL error on rank 2"));
   std::vector<std::unique_ptr<FakeCommunicator>> ranks;
   for (int g = 0; g < 3; ++g) ranks.push_back(std::make_unique<FakeCommunicator>(group, g));
   const auto statuses = run_ranks(ranks, {o.problem, o.problem, o.problem}, r.blocks, false, c.options);

@@ -1,8 +1,10 @@
-// The distributed GEMM on real GPUs through NCCL (needs 2 GPUs; skips with fewer unless
-// TILEKIT_REQUIRE_GPU=1): results equal one GPU's result of the same kernel bit for bit, for
-// both splits, every replica source, resident and host operands; faults (a missing device,
-// ranks that disagree, a rank with bad blocks, a rank that never comes) end in an error on every
-// rank, within the timeout, with nothing written to C.
+// The distributed GEMM on real GPUs through NCCL, over every visible GPU (2, 4 or 8: limit them
+// with CUDA_VISIBLE_DEVICES; skips with fewer than 2 unless TILEKIT_REQUIRE_GPU=1): results
+// equal one GPU's result of the same kernel bit for bit, for both splits, every replica source,
+// resident and host operands; faults (a missing device, ranks that disagree, a rank with bad
+// blocks, a rank that never comes) end in an error on every rank, within the timeout, with
+// nothing written to C. One test needs one GPU only: each position-independent kernel gives the
+// same bits on panels of a problem (what every rank runs) as on the whole.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 namespace tilekit::testing {
 namespace {
 
+// The distributed tests use every visible GPU as one rank each.
 #define REQUIRE_TWO_GPUS_OR_SKIP()                                                          \
   do {                                                                                      \
     if (!built_with_nccl()) GTEST_SKIP() << "built without NCCL";                           \
@@ -26,6 +29,8 @@ namespace {
       GTEST_SKIP() << "fewer than 2 CUDA GPUs";                                             \
     }                                                                                       \
   } while (0)
+
+int gpu_count() { return cuda_device_count(); }
 
 std::vector<float> random_floats(size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -101,18 +106,80 @@ std::vector<std::string> position_independent_kernels() {
   return ids;
 }
 
-std::unique_ptr<DistributedContext> two_gpus(double timeout_s = 60) {
+// One rank per visible GPU.
+std::unique_ptr<DistributedContext> all_gpus(double timeout_s = 60) {
   std::unique_ptr<DistributedContext> ctx;
   DistributedConfig config;
   config.timeout_s = timeout_s;
-  const Status s = DistributedContext::create({0, 1}, config, &ctx);
+  std::vector<int> devices;
+  for (int d = 0; d < gpu_count(); ++d) devices.push_back(d);
+  const Status s = DistributedContext::create(devices, config, &ctx);
   EXPECT_TRUE(s) << s.to_string();
   return ctx;
 }
 
+// One GPU: every position-independent kernel run on panels of a problem — column panels (C's
+// and B's pointers moved to an odd column: no 16-byte alignment, so float4 paths give way to
+// scalar ones) and row panels (tiles that were interior become edge tiles) — writes the same
+// bits as one launch over the whole. This is what the distributed path relies on; with beta != 0
+// it caught the epilogue `alpha * acc + beta * c` being contracted into an FMA differently on
+// different code paths of one kernel (issue 15; alpha_acc_beta_c in ladder_common.cuh).
+TEST(OneGpuPanels, EveryKernelGivesTheSameBitsOnPanelsAsOnTheWhole) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  const auto kernels = position_independent_kernels();
+  ASSERT_FALSE(kernels.empty());
+  const Context ctx = Context::cuda(0);
+  for (const std::string& kernel : kernels)
+    for (const bool by_columns : {true, false}) {
+      HostCase h(1000, 777, 333, 0.5f, 11);
+      bool refused = false;
+      const std::vector<float> expected = one_gpu(h, kernel, &refused);
+      if (refused) continue;
+      DeviceBuffer<float> a, b, c;
+      ASSERT_TRUE(a.allocate_on(0, h.a.size(), "A") && b.allocate_on(0, h.b.size(), "B") &&
+                  c.allocate_on(0, h.c.size(), "C"));
+      ASSERT_TRUE(a.upload(h.a.data(), h.a.size()) && b.upload(h.b.data(), h.b.size()) &&
+                  c.upload(h.c.data(), h.c.size()));
+      GemmOptions o;
+      o.kernel = kernel;
+      const int parts = 7;  // 111 columns or 142-143 rows: odd offsets, partial tiles
+      for (int i = 0; i < parts; ++i) {
+        GemmProblem q = h.p;
+        q.a = a.get();
+        q.b = b.get();
+        q.c = c.get();
+        if (by_columns) {
+          const IndexRange cols = block_range(h.n, parts, i);
+          q.n = cols.size;
+          q.b = b.get() + cols.begin;
+          q.c = c.get() + cols.begin;
+        } else {
+          const IndexRange rows = block_range(h.m, parts, i);
+          q.m = rows.size;
+          q.a = a.get() + rows.begin * h.p.lda;
+          q.c = c.get() + rows.begin * h.p.ldc;
+        }
+        const Status s = gemm(ctx, q, o);
+        ASSERT_TRUE(s) << kernel << " panel " << i << ": " << s.to_string();
+      }
+      ASSERT_TRUE(device_synchronize(ctx));
+      std::vector<float> got(h.c.size());
+      ASSERT_TRUE(c.download(got.data(), got.size()));
+      size_t differ = 0, first = got.size();
+      for (size_t e = 0; e < got.size(); ++e)
+        if (std::memcmp(&got[e], &expected[e], sizeof(float)) != 0) {
+          if (first == got.size()) first = e;
+          ++differ;
+        }
+      EXPECT_EQ(differ, 0u) << kernel << (by_columns ? " column" : " row") << " panels: " << differ
+                            << " elements differ from the whole launch, the first at row "
+                            << (first / (h.n + 3)) << ", column " << (first % (h.n + 3));
+    }
+}
+
 TEST(MultiGpu, HostOperandsMatchOneGpuBitForBitForEveryKernel) {
   REQUIRE_TWO_GPUS_OR_SKIP();
-  auto ctx = two_gpus();
+  auto ctx = all_gpus();
   ASSERT_TRUE(ctx);
   for (const std::string& kernel : position_independent_kernels()) {
     HostCase h(1000, 777, 333, 0.5f, 7);
@@ -134,7 +201,7 @@ TEST(MultiGpu, EverySplitAndSourceMatchesOneGpuBitForBit) {
   const auto kernels = position_independent_kernels();
   ASSERT_FALSE(kernels.empty());
   const std::string kernel = kernels.front();
-  auto ctx = two_gpus();
+  auto ctx = all_gpus();
   ASSERT_TRUE(ctx);
   uint32_t seed = 100;
   struct Shape { int64_t m, n, k; };
@@ -144,7 +211,9 @@ TEST(MultiGpu, EverySplitAndSourceMatchesOneGpuBitForBit) {
       for (ReplicaSource source :
            {ReplicaSource::kBlocks, ReplicaSource::kRoot, ReplicaSource::kEveryRank})
         for (int panels : {1, 3}) {
-          HostCase h(shape.m, shape.n, shape.k, seed % 2 ? 0.0f : 0.5f, ++seed);
+          ++seed;  // (beta from the seed before the seed is passed: argument order is unspecified)
+          const float beta = seed % 2 ? 0.0f : 0.5f;
+          HostCase h(shape.m, shape.n, shape.k, beta, seed);
           const std::vector<float> expected = one_gpu(h, kernel);
           DistributedOptions o;
           o.kernel = kernel;
@@ -160,7 +229,7 @@ TEST(MultiGpu, EverySplitAndSourceMatchesOneGpuBitForBit) {
           ASSERT_TRUE(s) << what << ": " << s.to_string();
           EXPECT_EQ(std::memcmp(expected.data(), h.c.data(), expected.size() * sizeof(float)), 0)
               << what;
-          ASSERT_EQ(stats.ranks.size(), 2u);
+          ASSERT_EQ(stats.ranks.size(), static_cast<size_t>(gpu_count()));
         }
 }
 
@@ -171,10 +240,11 @@ struct ResidentBlocks {
 };
 ResidentBlocks upload_blocks(const HostCase& h, const DistributionPlan& plan) {
   ResidentBlocks r;
-  r.a.resize(2);
-  r.b.resize(2);
-  r.c.resize(2);
-  for (int g = 0; g < 2; ++g) {
+  const int ranks = plan.ranks;
+  r.a.resize(ranks);
+  r.b.resize(ranks);
+  r.c.resize(ranks);
+  for (int g = 0; g < ranks; ++g) {
     const IndexRange rows = plan.rows[g], cols = plan.cols[g];
     std::vector<float> a(static_cast<size_t>(std::max<int64_t>(1, rows.size * h.k)));
     std::vector<float> b(static_cast<size_t>(std::max<int64_t>(1, h.k * cols.size)));
@@ -195,7 +265,7 @@ ResidentBlocks upload_blocks(const HostCase& h, const DistributionPlan& plan) {
 }
 std::vector<float> download_rows(ResidentBlocks& r, const HostCase& h, const DistributionPlan& plan) {
   std::vector<float> out = h.c;
-  for (int g = 0; g < 2; ++g) {
+  for (int g = 0; g < plan.ranks; ++g) {
     const IndexRange rows = plan.rows[g];
     std::vector<float> c(static_cast<size_t>(std::max<int64_t>(1, rows.size * h.n)));
     EXPECT_TRUE(r.c[g].download(c.data(), c.size()));
@@ -208,7 +278,7 @@ std::vector<float> download_rows(ResidentBlocks& r, const HostCase& h, const Dis
 TEST(MultiGpu, ResidentBlocksMatchOneGpuBitForBit) {
   REQUIRE_TWO_GPUS_OR_SKIP();
   const std::string kernel = position_independent_kernels().front();
-  auto ctx = two_gpus();
+  auto ctx = all_gpus();
   ASSERT_TRUE(ctx);
   HostCase h(2048, 1536, 1024, 0.0f, 42);
   const std::vector<float> expected = one_gpu(h, kernel);
@@ -216,7 +286,7 @@ TEST(MultiGpu, ResidentBlocksMatchOneGpuBitForBit) {
   o.kernel = kernel;
   o.split = DistSplit::kRows;
   DistributionPlan plan;
-  ASSERT_TRUE(plan_distribution(h.p, 2, o, &plan));
+  ASSERT_TRUE(plan_distribution(h.p, ctx->ranks(), o, &plan));
   ResidentBlocks r = upload_blocks(h, plan);
   DistributedStats stats;
   const Status s = gemm_distributed(*ctx, h.p, r.blocks, o, &stats);
@@ -247,75 +317,95 @@ TEST(MultiGpuFaults, AMissingOrRepeatedDeviceIsNamed) {
             "0");
 }
 
-// Two "processes" (threads, each its own context made with join and one unique id): the path of
-// a job spread over hosts.
+// N "processes" (threads, each its own context made with join and one unique id), one per
+// visible GPU: the path of a job spread over hosts.
 struct Joined {
-  std::unique_ptr<DistributedContext> ctx[2];
+  std::vector<std::unique_ptr<DistributedContext>> ctx;
   Joined() = default;
   Joined(Joined&&) = default;
-  // Two processes would end their communicators at the same time: so do the two threads.
+  // Processes would end their communicators at the same time: so do the threads.
   ~Joined() {
-    std::thread t([this] { ctx[1].reset(); });
-    ctx[0].reset();
-    t.join();
+    std::vector<std::thread> threads;
+    for (size_t r = 1; r < ctx.size(); ++r) threads.emplace_back([this, r] { ctx[r].reset(); });
+    if (!ctx.empty()) ctx[0].reset();
+    for (std::thread& t : threads) t.join();
+  }
+  bool all() const {
+    for (const auto& c : ctx)
+      if (!c) return false;
+    return !ctx.empty();
   }
 };
-Joined join_two(double timeout_s) {
+Joined join_all(double timeout_s) {
+  const int ranks = gpu_count();
   std::string id;
   EXPECT_TRUE(new_unique_id(&id));
   Joined j;
-  Status st[2];
+  j.ctx.resize(ranks);
+  std::vector<Status> st(ranks);
   DistributedConfig config;
   config.timeout_s = timeout_s;
-  std::thread t1([&] { st[1] = DistributedContext::join(id, 2, 1, 1, config, &j.ctx[1]); });
-  st[0] = DistributedContext::join(id, 2, 0, 0, config, &j.ctx[0]);
-  t1.join();
-  EXPECT_TRUE(st[0]) << st[0].to_string();
-  EXPECT_TRUE(st[1]) << st[1].to_string();
+  std::vector<std::thread> threads;
+  for (int r = 1; r < ranks; ++r)
+    threads.emplace_back([&, r] { st[r] = DistributedContext::join(id, ranks, r, r, config, &j.ctx[r]); });
+  st[0] = DistributedContext::join(id, ranks, 0, 0, config, &j.ctx[0]);
+  for (std::thread& t : threads) t.join();
+  for (int r = 0; r < ranks; ++r) EXPECT_TRUE(st[r]) << "rank " << r << ": " << st[r].to_string();
   return j;
+}
+
+// Every rank r calls gemm_distributed(ctx[r], problems[r], {blocks[r]}) at once.
+std::vector<Status> call_all(Joined& j, const std::vector<GemmProblem>& problems,
+                             const std::vector<LocalBlocks>& blocks) {
+  const size_t ranks = j.ctx.size();
+  std::vector<Status> st(ranks);
+  std::vector<std::thread> threads;
+  for (size_t r = 1; r < ranks; ++r)
+    threads.emplace_back([&, r] { st[r] = gemm_distributed(*j.ctx[r], problems[r], {blocks[r]}); });
+  st[0] = gemm_distributed(*j.ctx[0], problems[0], {blocks[0]});
+  for (std::thread& t : threads) t.join();
+  return st;
 }
 
 TEST(MultiGpuFaults, RanksThatDisagreeFailEverywhereWithCUntouched) {
   REQUIRE_TWO_GPUS_OR_SKIP();
-  Joined j = join_two(30);
-  ASSERT_TRUE(j.ctx[0] && j.ctx[1]);
+  Joined j = join_all(30);
+  ASSERT_TRUE(j.all());
+  const int ranks = static_cast<int>(j.ctx.size());
   HostCase h(256, 256, 128, 0.0f, 3);
   DistributionPlan plan;
-  ASSERT_TRUE(plan_distribution(h.p, 2, {}, &plan));
+  ASSERT_TRUE(plan_distribution(h.p, ranks, {}, &plan));
   ResidentBlocks r = upload_blocks(h, plan);
-  GemmProblem other = h.p;
-  other.k = 127;  // rank 1 was told another k
-  Status st[2];
-  std::thread t1([&] { st[1] = gemm_distributed(*j.ctx[1], other, {r.blocks[1]}); });
-  st[0] = gemm_distributed(*j.ctx[0], h.p, {r.blocks[0]});
-  t1.join();
-  for (const Status& s : st) {
-    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-    EXPECT_NE(s.message().find("disagree on k"), std::string::npos) << s.message();
+  std::vector<GemmProblem> problems(ranks, h.p);
+  problems[1].k = 127;  // rank 1 was told another k
+  std::vector<Status> st = call_all(j, problems, r.blocks);
+  for (int q = 0; q < ranks; ++q) {
+    EXPECT_EQ(st[q].code(), StatusCode::kInvalidArgument) << "rank " << q;
+    EXPECT_NE(st[q].message().find("disagree on k"), std::string::npos) << st[q].message();
   }
   EXPECT_EQ(download_rows(r, h, plan), h.c);
-  // A rank with bad blocks: its own message, the peer's names it; C untouched again.
+  // A rank with bad blocks: its own message, its peers' name it; C untouched again.
   std::vector<LocalBlocks> bad = r.blocks;
   bad[1].ldb = 1;
-  std::thread t2([&] { st[1] = gemm_distributed(*j.ctx[1], h.p, {bad[1]}); });
-  st[0] = gemm_distributed(*j.ctx[0], h.p, {bad[0]});
-  t2.join();
+  st = call_all(j, std::vector<GemmProblem>(ranks, h.p), bad);
   EXPECT_NE(st[1].message().find("ldb = 1"), std::string::npos) << st[1].message();
-  EXPECT_NE(st[0].message().find("rank 1 failed before the multiplication"), std::string::npos)
-      << st[0].message();
+  for (int q = 0; q < ranks; ++q)
+    if (q != 1)
+      EXPECT_NE(st[q].message().find("rank 1 failed before the multiplication"), std::string::npos)
+          << "rank " << q << ": " << st[q].message();
   EXPECT_EQ(download_rows(r, h, plan), h.c);
 }
 
 TEST(MultiGpuFaults, ARankThatNeverComesEndsInATimeout) {
   REQUIRE_TWO_GPUS_OR_SKIP();
-  Joined j = join_two(5);
-  ASSERT_TRUE(j.ctx[0] && j.ctx[1]);
+  Joined j = join_all(5);
+  ASSERT_TRUE(j.all());
   HostCase h(256, 256, 128, 0.0f, 4);
   DistributionPlan plan;
-  ASSERT_TRUE(plan_distribution(h.p, 2, {}, &plan));
+  ASSERT_TRUE(plan_distribution(h.p, static_cast<int>(j.ctx.size()), {}, &plan));
   ResidentBlocks r = upload_blocks(h, plan);
   const auto start = std::chrono::steady_clock::now();
-  const Status s = gemm_distributed(*j.ctx[0], h.p, {r.blocks[0]});  // rank 1 never calls
+  const Status s = gemm_distributed(*j.ctx[0], h.p, {r.blocks[0]});  // the others never call
   const double waited =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_FALSE(s);

@@ -48,6 +48,8 @@ struct BenchOptions {
   int gpus = 0;
   std::string split = "auto", source = "blocks";
   int panels = 4;
+  int nccl_ctas = DistributedConfig{}.nccl_max_ctas;  // 0: NCCL's choice, GEMMs unlimited
+  std::string rounds = "all-gather";                   // all-gather (where sizes allow) or broadcasts
   bool no_host = false;
 };
 
@@ -194,6 +196,16 @@ int run_bench_gemm_gpus(const BenchOptions& o) {
                                                   : ReplicaSource::kBlocks;
   cfg.options.panels_per_block = o.panels;
   cfg.options.allow_vendor = o.allow_vendor;
+  cfg.dist_config.nccl_max_ctas = o.nccl_ctas;
+  cfg.options.all_gather_rounds = o.rounds == "all-gather";
+  // --kernels with --gpus: one kernel id (or auto) that every rank's GEMMs and the one-GPU
+  // yardstick run; globs and lists belong to the one-GPU sweep.
+  if (!o.kernels.empty()) {
+    if (o.kernels.find_first_of(",*?[") != std::string::npos)
+      return fail(invalid_argument("--gpus takes one kernel id (or auto) in --kernels, not '" +
+                                   o.kernels + "'"));
+    cfg.options.kernel = o.kernels;
+  }
   cfg.host_operands = !o.no_host;
   cfg.baseline = !o.no_baseline;
   cfg.seed = o.seed;
@@ -350,6 +362,15 @@ void add_bench_command(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--panels", o->panels, "--gpus: transfers per rank's block (overlap granularity)")
       ->transform(integer_in_range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--nccl-ctas", o->nccl_ctas,
+                  "--gpus: the most SMs an NCCL collective may hold (ncclConfig_t maxCTAs); the "
+                  "GEMMs beside it get the rest (0: NCCL's choice, GEMMs take every SM)")
+      ->transform(integer_in_range(0, 1024))
+      ->capture_default_str();
+  cmd->add_option("--rounds", o->rounds,
+                  "--gpus: a round of equal panels as one all-gather, or always as broadcasts")
+      ->check(CLI::IsMember({"all-gather", "broadcasts"}))
       ->capture_default_str();
   cmd->add_flag("--no-host", o->no_host, "--gpus: skip the host-operand row (transfers included)");
   cmd->callback([exit_code, o] { *exit_code = run_bench_gemm(*o); });

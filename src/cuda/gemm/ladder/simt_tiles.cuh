@@ -199,7 +199,8 @@ struct CTarget {
 };
 
 __device__ __forceinline__ float scale_c(const CTarget& o, float acc, const float* c) {
-  return o.beta == 0.0f ? o.alpha * acc : o.alpha * acc + o.beta * *c;  // beta = 0 never reads C
+  // beta = 0 never reads C; alpha_acc_beta_c: the same rounding as the float4 stores below.
+  return o.beta == 0.0f ? o.alpha * acc : alpha_acc_beta_c(o.alpha, acc, o.beta, *c);
 }
 
 // 07: the thread's tile to C, float4 rows where they lie wholly inside the matrix.
@@ -218,11 +219,17 @@ __device__ __forceinline__ void store_c_tile(const CTarget& o, int row0, int col
         float* c = o.c + gi * o.ldc + gj;
         const float* v = &acc[4 * i + r][4 * j];
         if (o.vec && gj + 3 < o.n) {
-          float4 out = make_float4(o.alpha * v[0], o.alpha * v[1], o.alpha * v[2], o.alpha * v[3]);
+          // The scalar path's arithmetic (scale_c), element by element: a C element gets the
+          // same bits whichever store writes it.
+          float4 out;
           if (o.beta != 0.0f) {
             const float4 old = *reinterpret_cast<const float4*>(c);
-            out.x += o.beta * old.x, out.y += o.beta * old.y;
-            out.z += o.beta * old.z, out.w += o.beta * old.w;
+            out = make_float4(alpha_acc_beta_c(o.alpha, v[0], o.beta, old.x),
+                              alpha_acc_beta_c(o.alpha, v[1], o.beta, old.y),
+                              alpha_acc_beta_c(o.alpha, v[2], o.beta, old.z),
+                              alpha_acc_beta_c(o.alpha, v[3], o.beta, old.w));
+          } else {
+            out = make_float4(o.alpha * v[0], o.alpha * v[1], o.alpha * v[2], o.alpha * v[3]);
           }
           *reinterpret_cast<float4*>(c) = out;
         } else {

@@ -285,8 +285,11 @@ __device__ __forceinline__ void store_pair(const WgmmaArgs& a, int row, int col,
     v0 *= a.alpha;
     v1 *= a.alpha;
   } else {
-    v0 = a.alpha * v0 + a.beta * p[0];
-    if (both) v1 = a.alpha * v1 + a.beta * p[1];
+    // One rounding sequence for every element: `alpha * v + beta * c` may be contracted as
+    // fma(alpha, v, beta·c) or fma(beta, c, alpha·v), per code path, and a C element's bits would
+    // depend on where it lies in the launch (see alpha_acc_beta_c in the ladder's common header).
+    v0 = __fmaf_rn(a.alpha, v0, __fmul_rn(a.beta, p[0]));
+    if (both) v1 = __fmaf_rn(a.alpha, v1, __fmul_rn(a.beta, p[1]));
   }
   if (both && a.c_pairs) {
     *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
@@ -674,6 +677,9 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   auto stream = static_cast<cudaStream_t>(ctx.stream);
   int sms = 0;
   TILEKIT_RETURN_IF_ERROR(sm_count(ctx.device, &sms));
+  // Context::sm_limit leaves SMs to work beside this kernel (fewer blocks than the workspace was
+  // sized for: never more).
+  if (ctx.sm_limit > 0) sms = std::min(sms, ctx.sm_limit);
   const WgmmaShape<P> shape(v);
   const WgmmaPlan plan = Schedule::plan(sms, shape.tiles, shape.k_tiles);
   const WgmmaWorkspace<P> layout(v, plan);
