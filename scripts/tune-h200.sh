@@ -3,7 +3,9 @@
 #
 #   scripts/tune-h200.sh train [BIN_DIR]     `tilekit tune` over the TRAINING shapes (f32 and
 #        bf16, all four ops) into a fresh cache folder; the cache file is what
-#        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild).
+#        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild). About 15
+#        minutes in all: split it over calls with DTYPES (default "f32 bf16") and TRAIN_OPS
+#        (default NN,NT,TN,TT), carrying the cache folder along as CACHE_FROM.
 #   scripts/tune-h200.sh evaluate DTYPE [BIN_DIR]   `tilekit tune --evaluate` over the EVALUATION
 #        shapes (none of them in the training set) with an empty cache folder, so kernel "auto"
 #        decides from the shipped table: auto against the fastest own kernel, same run. OPS
@@ -34,12 +36,16 @@ EVAL_TT="450,1111,2600,5500,8800,11000,120x8000x4000,4000x8000x120,700x700x9000,
 case "$PHASE" in
   train)
     BIN=${1:-build/bin}
+    # CACHE_FROM: a cache folder of an earlier (partial) call to add to; the tuner merges.
     export TILEKIT_CACHE_DIR="$LOGS/cache"
-    rm -rf "$TILEKIT_CACHE_DIR"
-    for dtype in f32 bf16; do
-      echo "== tilekit tune --dtype $dtype --ops NN,NT,TN,TT --sizes $TRAIN --budget 1200"
-      "$BIN/tilekit" tune --dtype "$dtype" --ops NN,NT,TN,TT --sizes "$TRAIN" --budget 1200 \
-        2>&1 | tee "$LOGS/tune-$dtype.log" | tail -3
+    rm -rf "$TILEKIT_CACHE_DIR" && mkdir -p "$TILEKIT_CACHE_DIR"
+    [ -n "${CACHE_FROM:-}" ] && cp "$CACHE_FROM"/*.json "$TILEKIT_CACHE_DIR"/
+    for dtype in ${DTYPES:-f32 bf16}; do
+      ops=${TRAIN_OPS:-NN,NT,TN,TT}
+      echo "== tilekit tune --dtype $dtype --ops $ops --sizes $TRAIN --budget 1200"
+      "$BIN/tilekit" tune --dtype "$dtype" --ops "$ops" --sizes "$TRAIN" --budget 1200 \
+        >"$LOGS/tune-$dtype.log" 2>&1 || echo "   (exit $?)"
+      tail -2 "$LOGS/tune-$dtype.log"
     done
     "$BIN/tilekit" tune --show >"$LOGS/show.log" 2>&1
     ls -l "$TILEKIT_CACHE_DIR"
