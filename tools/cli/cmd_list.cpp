@@ -7,6 +7,15 @@
 namespace tilekit::cli {
 namespace {
 
+// "sm_80+", "sm_90" (sm_90a code runs there only) or "sm_80…sm_90"; empty when any GPU will do.
+std::string sm_range(const KernelInfo& i) {
+  if (!i.min_sm && !i.max_sm) return "";
+  if (i.min_sm == i.max_sm) return "sm_" + std::to_string(i.min_sm);
+  if (!i.max_sm) return "sm_" + std::to_string(i.min_sm) + "+";
+  return (i.min_sm ? "sm_" + std::to_string(i.min_sm) : std::string("any")) + "…sm_" +
+         std::to_string(i.max_sm);
+}
+
 int run_list(const std::string& glob) {
   const auto kernels = Registry::instance().match_any(glob);
   if (kernels.empty()) {
@@ -14,17 +23,23 @@ int run_list(const std::string& glob) {
     return kExitUsage;
   }
   const bool gpu = cuda_device_count() > 0;
-  size_t w = 2;
-  for (const auto& k : kernels) w = std::max(w, k.info->id.size());
+  size_t w = 2, tile_w = 4;
+  for (const auto& k : kernels) {
+    w = std::max(w, k.info->id.size());
+    tile_w = std::max(tile_w, k.info->tile.size());
+  }
+  // As wide as the longest tile text: a long one must not run into the requirements.
+  const int tile_col = static_cast<int>(tile_w) + 2;
   std::cout << std::left << std::setw(static_cast<int>(w)) << "id" << "  " << std::setw(5)
-            << "step" << std::setw(10) << "role" << std::setw(38) << "tile";
+            << "step" << std::setw(10) << "role" << std::setw(tile_col) << "tile";
   if (gpu) std::cout << std::setw(6) << "regs" << std::setw(11) << "smem B";
   std::cout << "requirements\n";
   for (const auto& k : kernels) {
     const KernelInfo& i = *k.info;
     const char* role = i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit";
     std::cout << std::left << std::setw(static_cast<int>(w)) << i.id << "  " << std::setw(5)
-              << i.step << std::setw(10) << role << std::setw(38) << (i.tile.empty() ? "-" : i.tile);
+              << i.step << std::setw(10) << role << std::setw(tile_col)
+              << (i.tile.empty() ? "-" : i.tile);
     if (gpu) {
       KernelResources r;
       if (i.backend == Backend::kCuda && *k.resources && (*k.resources)(&r) && r.available) {
@@ -35,7 +50,7 @@ int run_list(const std::string& glob) {
       }
     }
     std::cout << i.requirements;
-    if (i.min_sm) std::cout << "; sm_" << i.min_sm << "+";
+    if (const std::string sms = sm_range(i); !sms.empty()) std::cout << "; " << sms;
     std::cout << "\n";
   }
   if (gpu) {
