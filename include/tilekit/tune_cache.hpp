@@ -56,12 +56,23 @@ struct TuneBucket {
 TuneBucket bucket_of(const GemmProblem& p);
 int log2_bucket(int64_t x);  // round(log2(x)), 0 for x <= 1
 
+// One fully measured candidate of a tuned shape.
+struct TuneCandidate {
+  std::string kernel;
+  int split_k = 0;
+  double time_s = 0;
+};
+
 struct TuneEntry {
   TuneBucket bucket;
   std::string kernel;     // the winning kernel id
   double time_s = 0;      // its measured median (0: not recorded)
   int split_k = 0;        // a run-time parameter it was measured with (0: none)
   int64_t m = 0, n = 0, k = 0;  // the shape measured
+  // Every candidate measured fully at that shape (the winner and those close to it after the
+  // screen), fastest first; optional. Not used by the selector yet: the data a model that
+  // chooses among them at another shape needs (docs/tuning.md, "Not done yet").
+  std::vector<TuneCandidate> candidates;
 };
 
 struct TuneCache {

@@ -40,6 +40,12 @@ json entry_json(const TuneEntry& e) {
             {"m", e.m}, {"n", e.n}, {"k", e.k}};
   if (e.time_s > 0) j["time_s"] = e.time_s;
   if (e.split_k > 0) j["split_k"] = e.split_k;
+  if (!e.candidates.empty()) {
+    json list = json::array();
+    for (const TuneCandidate& c : e.candidates)
+      list.push_back({{"kernel", c.kernel}, {"split_k", c.split_k}, {"time_s", c.time_s}});
+    j["candidates"] = list;
+  }
   return j;
 }
 
@@ -109,6 +115,18 @@ Status parse_entry(const json& j, TuneEntry* e) {
   if (j.contains("m")) TILEKIT_RETURN_IF_ERROR(get(j, "m", &e->m));
   if (j.contains("n")) TILEKIT_RETURN_IF_ERROR(get(j, "n", &e->n));
   if (j.contains("k")) TILEKIT_RETURN_IF_ERROR(get(j, "k", &e->k));
+  if (j.contains("candidates")) {
+    const json& list = j["candidates"];
+    if (!list.is_array()) return invalid_argument("\"candidates\" is not an array");
+    for (const json& item : list) {
+      if (!item.is_object()) return invalid_argument("a candidate is not an object");
+      TuneCandidate c;
+      TILEKIT_RETURN_IF_ERROR(get(item, "kernel", &c.kernel));
+      TILEKIT_RETURN_IF_ERROR(get(item, "split_k", &c.split_k));
+      TILEKIT_RETURN_IF_ERROR(get(item, "time_s", &c.time_s));
+      e->candidates.push_back(c);
+    }
+  }
   if (std::abs(b.log2_m) > 62 || std::abs(b.log2_n) > 62 || std::abs(b.log2_k) > 62)
     return invalid_argument("a log2 size is out of range");
   return Status::ok();

@@ -252,6 +252,23 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("cache " + path + ", bucket row NN 2^5x2^5x2^5", r.stdout)
 
+    def test_tune_evaluate_times_auto_against_every_own_kernel_and_writes_nothing(self):
+        env = self.tune_env()
+        out = self.path("eval.json")
+        r = run("tune", "--backend", "cpu", "--evaluate", "--sizes", "24,40x8x16", "--ops", "NN,TN",
+                "--json", out, env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(self.cache_files(), [])  # evaluating writes no cache
+        self.assertRegex(r.stdout, r"f32: 4 shapes; auto within 1\.05x of the fastest own kernel on \d+")
+        with open(out) as f:
+            rows = json.load(f)["rows"]
+        self.assertEqual(len(rows), 4)
+        for row in rows:
+            self.assertEqual(row["source"], "ranking")  # no cache, no CPU table shipped
+            self.assertGreater(row["auto_s"], 0)
+            self.assertIn(row["best_kernel"], row["kernel_times_s"])
+            self.assertAlmostEqual(row["ratio"], row["auto_s"] / row["best_s"])
+
     def test_tune_ignores_a_corrupt_cache_with_one_warning_and_replaces_it(self):
         env = self.tune_env()
         r = run("tune", "--backend", "cpu", "--sizes", "16", "--budget", "30", env=env)

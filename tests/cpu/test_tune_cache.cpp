@@ -140,6 +140,7 @@ TEST_F(TuneCacheTest, RoundTrip) {
   c.key = key_;
   TuneEntry e = entry_for(x.p, kBlocked, 0.0125);
   e.split_k = 4;
+  e.candidates = {{kBlocked, 4, 0.0125}, {kOpenblas, 0, 0.013}};
   c.put(e);
   TuneEntry plain = entry_for(Buffers(64, 64, 64).p, kBlocked, 0);  // no optional fields
   plain.bucket.op_a = Op::kT;
@@ -159,9 +160,14 @@ TEST_F(TuneCacheTest, RoundTrip) {
   EXPECT_DOUBLE_EQ(back.entries[0].time_s, 0.0125);
   EXPECT_EQ(back.entries[0].split_k, 4);
   EXPECT_EQ(back.entries[0].k, 1000);
+  ASSERT_EQ(back.entries[0].candidates.size(), 2u);
+  EXPECT_EQ(back.entries[0].candidates[1].kernel, kOpenblas);
+  EXPECT_EQ(back.entries[0].candidates[0].split_k, 4);
+  EXPECT_DOUBLE_EQ(back.entries[0].candidates[1].time_s, 0.013);
   EXPECT_TRUE(back.entries[1].bucket == plain.bucket);
   EXPECT_EQ(back.entries[1].time_s, 0);
   EXPECT_EQ(back.entries[1].split_k, 0);
+  EXPECT_TRUE(back.entries[1].candidates.empty());
   // Nothing is left behind but the file itself.
   int files = 0;
   for (const auto& f : fs::directory_iterator(dir_)) files += f.is_regular_file();
@@ -194,6 +200,7 @@ TEST_F(TuneCacheTest, CorruptFilesAreIgnoredWithAWarning) {
       {"version 1 (ld_mult4)", std::string(good).replace(good.find("\"version\": 2"), 12, "\"version\": 1")},
       {"entry of wrong type", std::string(good).replace(good.find("\"log2_m\": 8"), 11, "\"log2_m\": \"8\"")},
       {"bad op", std::string(good).replace(good.find("\"op_a\": \"N\""), 11, "\"op_a\": \"X\"")},
+      {"candidates not a list", std::string(good).replace(good.find("\"kernel\""), 8, "\"candidates\": 3, \"kernel\"")},
       {"no entries", R"({"schema": "tilekit-tune-cache", "version": 2, "device": {}, "build": ""})"},
   };
   for (const auto& [what, text] : damages) {

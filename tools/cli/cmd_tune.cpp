@@ -240,6 +240,10 @@ Status run_job(const TuneJob& j, const TuneOptions& o, const Context& ctx,
         run_pass(j, o, ctx, close, split, tune_timing(seconds_per_kernel), &measured, out));
   }
   out->measured = static_cast<int>(screened.size());
+  std::sort(measured.begin(), measured.end(),
+            [](const Candidate& x, const Candidate& y) { return x.time_s < y.time_s; });
+  for (const Candidate& c : measured)
+    out->winner.candidates.push_back({c.kernel->info.id, c.split_k, c.time_s});
   for (const Candidate& c : measured) {
     if (out->have_winner && c.time_s >= out->winner.time_s) continue;
     out->have_winner = true;
@@ -406,6 +410,9 @@ struct EvalRow {
   std::string auto_kernel, source, best_kernel;
   double auto_s = 0, best_s = 0;
   double select_us = 0;  // select_gemm_kernel's own time per call at this shape
+  // Every own kernel's median at this shape (verified rows only), for trying selection models
+  // offline against the same measurements.
+  std::vector<std::pair<std::string, double>> kernel_times;
   double ratio() const { return best_s > 0 ? auto_s / best_s : 0; }
 };
 
@@ -471,9 +478,12 @@ Status evaluate_job(const TuneJob& j, const TuneOptions& o, const Context& ctx, 
       out->auto_kernel = r.resolved;
       const auto split = r.detail.find("(split-k ");
       if (split != std::string::npos) out->auto_kernel += " " + r.detail.substr(split);
-    } else if (out->best_s == 0 || r.timing.median_s < out->best_s) {
-      out->best_s = r.timing.median_s;
-      out->best_kernel = r.kernel;
+    } else {
+      out->kernel_times.emplace_back(r.kernel, r.timing.median_s);
+      if (out->best_s == 0 || r.timing.median_s < out->best_s) {
+        out->best_s = r.timing.median_s;
+        out->best_kernel = r.kernel;
+      }
     }
   }
   const GemmProblem p = selection_problem(j, o);
@@ -513,13 +523,17 @@ void print_evaluation_summary(const std::vector<EvalRow>& rows) {
 
 Status write_evaluation_json(const std::string& path, const std::vector<EvalRow>& rows) {
   nlohmann::json out = {{"command", command_line()}, {"rows", nlohmann::json::array()}};
-  for (const auto& r : rows)
+  for (const auto& r : rows) {
+    nlohmann::json times = nlohmann::json::object();
+    for (const auto& [kernel, seconds] : r.kernel_times) times[kernel] = seconds;
     out["rows"].push_back({{"ops", ops_name(r.job.op_a, r.job.op_b)},
                            {"m", r.job.shape.m}, {"n", r.job.shape.n}, {"k", r.job.shape.k},
                            {"types", types_tag(r.job.types)}, {"auto_kernel", r.auto_kernel},
                            {"source", r.source}, {"auto_s", r.auto_s},
                            {"best_kernel", r.best_kernel}, {"best_s", r.best_s},
-                           {"ratio", r.ratio()}, {"select_us", r.select_us}});
+                           {"ratio", r.ratio()}, {"select_us", r.select_us},
+                           {"kernel_times_s", times}});
+  }
   return bench::write_file_atomically(path, out.dump(1) + "\n");
 }
 
