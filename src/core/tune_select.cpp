@@ -150,7 +150,7 @@ void reload_tune_caches() {
 
 std::vector<TuneEntry> shipped_tune_table(const TuneDeviceKey& key, std::string* made_on) {
   // Parsed once per process; a table that does not parse is a build defect that
-  // TuneCacheTest.ShippedTablesParse reports, and is skipped here.
+  // ShippedTuneTables.ParseAndNameOwnKernelsOfTheirTypes reports, and is skipped here.
   static const std::vector<TuneCache> tables = [] {
     std::vector<TuneCache> out;
     for (const ShippedTuneTable& t : shipped_tune_tables()) {
