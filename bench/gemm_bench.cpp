@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/backend.hpp"
+#include "core/dispatch.hpp"
 #include "kernel_select.hpp"
 #include "memory_plan.hpp"
 #include "tilekit/sizes.hpp"
@@ -94,7 +95,7 @@ Status resolve_row_kernel(const GemmKernel* kernel, const GemmBenchConfig& cfg,
   TILEKIT_RETURN_IF_ERROR(select_gemm_kernel(p, cfg.ctx, cfg.allow_vendor, &chosen));
   *out = chosen.kernel;
   *reason = chosen.reason;
-  if (p.split_k == 0 && takes_run_time_split_k(chosen.kernel->info)) *split_k = chosen.split_k;
+  *split_k = with_selection(p, chosen).split_k;
   return Status::ok();
 }
 

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -170,6 +171,28 @@ bench::TimingPolicy screen_timing() {
   return t;
 }
 
+Layout layout_of(const TuneOptions& o) {
+  return o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor;
+}
+
+// The harness's configuration for one job: its shape, types, ops and layout, no baseline row,
+// `kernels` (ids or `auto`, comma-separated), interruptible by Ctrl-C.
+bench::GemmBenchConfig job_config(const TuneJob& j, const TuneOptions& o, const Context& ctx,
+                                  std::string kernels) {
+  bench::GemmBenchConfig cfg;
+  cfg.ctx = ctx;
+  cfg.shapes = {j.shape};
+  cfg.kernels = std::move(kernels);
+  cfg.types = j.types;
+  cfg.add_baseline = false;
+  cfg.layout = layout_of(o);
+  cfg.op_a = j.op_a;
+  cfg.op_b = j.op_b;
+  cfg.seed = o.seed;
+  cfg.cancel = &g_tune_interrupted;
+  return cfg;
+}
+
 // One candidate: a kernel with the GemmProblem::split_k it runs with.
 struct Candidate {
   const GemmKernel* kernel = nullptr;
@@ -182,19 +205,11 @@ struct Candidate {
 Status run_pass(const TuneJob& j, const TuneOptions& o, const Context& ctx,
                 const std::vector<const GemmKernel*>& kernels, int split_k,
                 const bench::TimingPolicy& timing, std::vector<Candidate>* timed, JobResult* out) {
-  bench::GemmBenchConfig cfg;
-  cfg.ctx = ctx;
-  cfg.shapes = {j.shape};
-  for (const GemmKernel* k : kernels) cfg.kernels += (cfg.kernels.empty() ? "" : ",") + k->info.id;
-  cfg.types = j.types;
-  cfg.add_baseline = false;
-  cfg.layout = o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor;
-  cfg.op_a = j.op_a;
-  cfg.op_b = j.op_b;
+  std::string ids;
+  for (const GemmKernel* k : kernels) ids += (ids.empty() ? "" : ",") + k->info.id;
+  bench::GemmBenchConfig cfg = job_config(j, o, ctx, ids);
   cfg.split_k = split_k;
-  cfg.seed = o.seed;
   cfg.timing = timing;
-  cfg.cancel = &g_tune_interrupted;
   std::vector<bench::BenchRow> rows;
   const Status run = bench::run_gemm_bench(cfg, &rows);
   if (!run) return run;  // interrupted: this job's rows are incomplete, so nothing is kept
@@ -226,32 +241,25 @@ Status run_job(const TuneJob& j, const TuneOptions& o, const Context& ctx,
   for (const Candidate& c : screened)
     if (fastest == 0 || c.time_s < fastest) fastest = c.time_s;
   // The close ones again, one pass per split value, with the tuner's full sampling.
-  std::vector<int> splits;
+  std::map<int, std::vector<const GemmKernel*>> close_by_split;
   for (const Candidate& c : screened)
-    if (c.time_s <= kScreenKeep * fastest &&
-        std::find(splits.begin(), splits.end(), c.split_k) == splits.end())
-      splits.push_back(c.split_k);
+    if (c.time_s <= kScreenKeep * fastest) close_by_split[c.split_k].push_back(c.kernel);
   std::vector<Candidate> measured;
-  for (int split : splits) {
-    std::vector<const GemmKernel*> close;
-    for (const Candidate& c : screened)
-      if (c.split_k == split && c.time_s <= kScreenKeep * fastest) close.push_back(c.kernel);
+  for (const auto& [split, close] : close_by_split)
     TILEKIT_RETURN_IF_ERROR(
         run_pass(j, o, ctx, close, split, tune_timing(seconds_per_kernel), &measured, out));
-  }
   out->measured = static_cast<int>(screened.size());
   std::sort(measured.begin(), measured.end(),
             [](const Candidate& x, const Candidate& y) { return x.time_s < y.time_s; });
   for (const Candidate& c : measured)
     out->winner.candidates.push_back({c.kernel->info.id, c.split_k, c.time_s});
-  for (const Candidate& c : measured) {
-    if (out->have_winner && c.time_s >= out->winner.time_s) continue;
+  if (!measured.empty()) {  // the fastest, first after the sort
     out->have_winner = true;
-    out->winner.kernel = c.kernel->info.id;
-    out->winner.time_s = c.time_s;
-    out->winner.split_k = c.split_k;
+    out->winner.kernel = measured.front().kernel->info.id;
+    out->winner.time_s = measured.front().time_s;
+    out->winner.split_k = measured.front().split_k;
   }
-  const GemmProblem p = job_problem(j, o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor);
+  const GemmProblem p = job_problem(j, layout_of(o));
   out->winner.bucket = bucket_of(p);
   out->winner.m = p.m;
   out->winner.n = p.n;
@@ -420,7 +428,7 @@ struct EvalRow {
 // types and addresses only).
 GemmProblem selection_problem(const TuneJob& j, const TuneOptions& o) {
   TuneEntry e;
-  e.bucket = bucket_of(job_problem(j, o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor));
+  e.bucket = bucket_of(job_problem(j, layout_of(o)));
   e.m = j.shape.m;
   e.n = j.shape.n;
   e.k = j.shape.k;
@@ -451,22 +459,13 @@ double selection_cost_us(const GemmProblem& p, const Context& ctx) {
 // Every own kernel and the auto row, with the benchmark's own sampling, at one shape.
 Status evaluate_job(const TuneJob& j, const TuneOptions& o, const Context& ctx, EvalRow* out,
                     int* failed) {
-  bench::GemmBenchConfig cfg;
-  cfg.ctx = ctx;
-  cfg.shapes = {j.shape};
-  for (const GemmKernel* k : own_kernels(ctx.backend, j.types)) cfg.kernels += k->info.id + ",";
-  cfg.kernels += "auto";
-  cfg.types = j.types;
-  cfg.add_baseline = false;
-  cfg.layout = o.layout == "row" ? Layout::kRowMajor : Layout::kColMajor;
-  cfg.op_a = j.op_a;
-  cfg.op_b = j.op_b;
-  cfg.seed = o.seed;
+  std::string ids;
+  for (const GemmKernel* k : own_kernels(ctx.backend, j.types)) ids += k->info.id + ",";
+  bench::GemmBenchConfig cfg = job_config(j, o, ctx, ids + "auto");
   // Fewer samples than a benchmark (at least 5, median, L2 flushed), and at most 0.5 s a kernel:
   // the slow early ladder steps are never the fastest, and 48 shapes × 27 kernels must fit a run.
   cfg.timing.min_samples = 5;
   cfg.timing.max_time_s = 0.5;
-  cfg.cancel = &g_tune_interrupted;
   std::vector<bench::BenchRow> rows;
   TILEKIT_RETURN_IF_ERROR(bench::run_gemm_bench(cfg, &rows));
   out->job = j;
