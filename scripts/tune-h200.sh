@@ -3,9 +3,11 @@
 #
 #   scripts/tune-h200.sh train [BIN_DIR]     `tilekit tune` over the TRAINING shapes (f32 and
 #        bf16, all four ops) into a fresh cache folder; the cache file is what
-#        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild). About 15
-#        minutes in all: split it over calls with DTYPES (default "f32 bf16") and TRAIN_OPS
-#        (default NN,NT,TN,TT), carrying the cache folder along as CACHE_FROM.
+#        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild). About 30
+#        minutes in all: split it over calls with DTYPES (default "f32 bf16"), TRAIN_OPS
+#        (default NN,NT,TN,TT), TRAIN_SIZES (default: all of TRAIN) and LIMIT (seconds before
+#        the tuner is interrupted, keeping what finished), carrying the cache folder along as
+#        CACHE_FROM.
 #   scripts/tune-h200.sh evaluate DTYPE [BIN_DIR]   `tilekit tune --evaluate` over the EVALUATION
 #        shapes (none of them in the training set) with an empty cache folder, so kernel "auto"
 #        decides from the shipped table: auto against the fastest own kernel, same run. OPS
@@ -18,10 +20,14 @@ shift
 LOGS=${OUT:-tune-logs}
 mkdir -p "$LOGS"
 
-# Training: squares on every power of two the tuner buckets by (256 … 8192), odd squares and
-# odd-ld skinny shapes (another bucket class: ld not a multiple of 4), skinny and k-heavy shapes.
-TRAIN="256,512,1024,2048,4096,8192,255,1025,2049,4097,64x4096x4096,4096x4096x64,256x8192x8192,\
-8192x8192x256,1x4096x4096,8x8192x2048,128x128x16384,63x4097x4097,4097x4097x63"
+# Training: squares at every half power of two from 256 to 8192 (the selector scales the
+# candidates' times of the nearest shapes, so it needs them between the powers of two too), odd
+# squares and odd shapes (another class: ld not in 16-byte units), skinny, wide, k-heavy and
+# k-light shapes. None is an evaluation shape.
+TRAIN="256,384,512,768,1024,1408,2048,2816,4096,8192,255,513,769,1025,2049,3073,4097,\
+64x4096x4096,4096x64x4096,8x8192x2048,1x4096x4096,256x8192x8192,8192x8192x256,4096x4096x64,\
+2048x2048x256,128x128x16384,512x512x8192,1024x1024x4096,1024x4096x1024,4096x1024x2048,\
+63x4097x4097,4097x4097x63,257x257x8193,4097x1025x2049"
 # Evaluation, per ops (48 shapes a type): squares from 200 to 12000 with primes, skinny, k-heavy,
 # wide and odd shapes; none is a training shape.
 EVAL_NN="200,640,997,1500,3001,6000,7919,12000,96x6000x6000,6000x6000x96,3456x4096x4096,\
@@ -42,9 +48,12 @@ case "$PHASE" in
     [ -n "${CACHE_FROM:-}" ] && cp "$CACHE_FROM"/*.json "$TILEKIT_CACHE_DIR"/
     for dtype in ${DTYPES:-f32 bf16}; do
       ops=${TRAIN_OPS:-NN,NT,TN,TT}
-      echo "== tilekit tune --dtype $dtype --ops $ops --sizes $TRAIN --budget 1200"
-      "$BIN/tilekit" tune --dtype "$dtype" --ops "$ops" --sizes "$TRAIN" --budget 1200 \
-        >"$LOGS/tune-$dtype.log" 2>&1 || echo "   (exit $?)"
+      sizes=${TRAIN_SIZES:-$TRAIN}
+      echo "== tilekit tune --dtype $dtype --ops $ops --sizes $sizes --budget 3000"
+      # LIMIT: seconds before an interrupt (the tuner keeps every finished shape), so that a
+      # call ends inside the device tool's 10 minutes with its cache written.
+      timeout -s INT "${LIMIT:-100000}" "$BIN/tilekit" tune --dtype "$dtype" --ops "$ops" \
+        --sizes "$sizes" --budget 3000 >"$LOGS/tune-$dtype.log" 2>&1 || echo "   (exit $?)"
       tail -2 "$LOGS/tune-$dtype.log"
     done
     "$BIN/tilekit" tune --show >"$LOGS/show.log" 2>&1

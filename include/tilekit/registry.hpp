@@ -17,6 +17,15 @@
 
 namespace tilekit {
 
+// How a kernel's blocks cover C: what the autotuner's model needs to carry a time measured at
+// one shape to another (src/core/tile_model.hpp).
+enum class TileSchedule {
+  kUnmodelled,       // no tile model: times scale with the bytes moved (CPU, skinny, step 04)
+  kOneBlockPerTile,  // a grid of one block per C tile (× k-slices), resident as occupancy allows
+  kPersistent,       // one block per SM walks the tiles in rounds
+  kStreamK,          // the k-iterations of the tiles shared evenly among the SMs
+};
+
 // The tiling a kernel uses, structured (0 = not applicable). Generated from the kernel's policy
 // struct, so the id, `tilekit list`, the traffic model and the autotuner read one truth.
 struct TileDesc {
@@ -29,6 +38,7 @@ struct TileDesc {
   int split_k = 0;                            // k-slices summed by a reduction (0/1 = none;
                                               // -1: per shape, and GemmProblem::split_k is honoured)
   bool chosen_at_run_time = false;            // block tile picked when launched (step 04)
+  TileSchedule schedule = TileSchedule::kUnmodelled;
   // "64x64x16, 16x16 threads, 4x4/thread" — empty when nothing is set.
   std::string describe() const;
 };

@@ -56,11 +56,14 @@ struct TuneBucket {
 TuneBucket bucket_of(const GemmProblem& p);
 int log2_bucket(int64_t x);  // round(log2(x)), 0 for x <= 1
 
-// One fully measured candidate of a tuned shape.
+// One measured candidate of a tuned shape.
 struct TuneCandidate {
   std::string kernel;
   int split_k = 0;
   double time_s = 0;
+  // The time is the screening run's (one cold sample): the candidate was more than the screen's
+  // margin slower than the fastest, so it was not measured fully.
+  bool screened = false;
 };
 
 struct TuneEntry {
@@ -69,16 +72,17 @@ struct TuneEntry {
   double time_s = 0;      // its measured median (0: not recorded)
   int split_k = 0;        // a run-time parameter it was measured with (0: none)
   int64_t m = 0, n = 0, k = 0;  // the shape measured
-  // Every candidate measured fully at that shape (the winner and those close to it after the
-  // screen), fastest first; optional. Not used by the selector yet: the data a model that
-  // chooses among them at another shape needs (docs/tuning.md, "Not done yet").
+  // Every candidate verified at that shape: the fully measured ones (the winner and those close
+  // to it after the screen) fastest first, then the screened-only ones, fastest first. Optional;
+  // what the selector's model scales to the shape asked for.
   std::vector<TuneCandidate> candidates;
 };
 
 struct TuneCache {
   TuneDeviceKey key;
   std::vector<TuneEntry> entries;
-  // Adds or replaces the entry of e.bucket.
+  // Adds or replaces the entry of e's bucket and measured shape (so that several shapes of one
+  // power-of-two bucket can be kept).
   void put(const TuneEntry& e);
   const TuneEntry* find(const TuneBucket& b) const;
 };

@@ -42,8 +42,11 @@ json entry_json(const TuneEntry& e) {
   if (e.split_k > 0) j["split_k"] = e.split_k;
   if (!e.candidates.empty()) {
     json list = json::array();
-    for (const TuneCandidate& c : e.candidates)
-      list.push_back({{"kernel", c.kernel}, {"split_k", c.split_k}, {"time_s", c.time_s}});
+    for (const TuneCandidate& c : e.candidates) {
+      json item = {{"kernel", c.kernel}, {"split_k", c.split_k}, {"time_s", c.time_s}};
+      if (c.screened) item["screened"] = true;
+      list.push_back(item);
+    }
     j["candidates"] = list;
   }
   return j;
@@ -124,6 +127,7 @@ Status parse_entry(const json& j, TuneEntry* e) {
       TILEKIT_RETURN_IF_ERROR(get(item, "kernel", &c.kernel));
       TILEKIT_RETURN_IF_ERROR(get(item, "split_k", &c.split_k));
       TILEKIT_RETURN_IF_ERROR(get(item, "time_s", &c.time_s));
+      if (item.contains("screened")) TILEKIT_RETURN_IF_ERROR(get(item, "screened", &c.screened));
       e->candidates.push_back(c);
     }
   }
@@ -287,7 +291,7 @@ std::string TuneBucket::describe() const {
 
 void TuneCache::put(const TuneEntry& e) {
   for (auto& old : entries)
-    if (old.bucket == e.bucket) {
+    if (old.bucket == e.bucket && old.m == e.m && old.n == e.n && old.k == e.k) {
       old = e;
       return;
     }

@@ -1,13 +1,14 @@
-// tune_select.cpp — kernel "auto" for GEMM: the tuned winners first, then the static ranking.
+// tune_select.cpp — kernel "auto" for GEMM: the tuned measurements first, then the static ranking.
 //
-// Order: the device's tune cache (the problem's bucket, else the nearest bucket of the same
-// ops, layout, alignment and types), then the table shipped in the source, then
-// select_kernel's ranking. A tuned id is only a suggestion: it is run only when it is still
+// Order: the device's tune cache (the nearest measured shape of the same ops, layout, alignment
+// and types; among its candidates the fastest once the tile model has carried their times to
+// the shape asked for), then the table shipped in the source, then select_kernel's ranking. A tuned id is only a suggestion: it is run only when it is still
 // registered, is one of tilekit's own kernels (a vendor kernel only when allowed), implements
 // exactly the requested types (so never a lower precision), and passes every check dispatch
 // applies (backend, SM range, can_implement).
 #include <algorithm>
-#include <climits>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include "core/tune_select.hpp"
 
 #include "core/dispatch.hpp"
+#include "tilekit/occupancy.hpp"
 #include "tilekit/tune_cache.hpp"
 
 namespace tilekit {
@@ -26,6 +28,27 @@ struct DeviceTuning {
   TunedSource cache, shipped;
 };
 
+// What the tile model needs of `k` on ctx's GPU: the SMs, how many of its blocks fit on one
+// (the occupancy of its default launch; 1 where its resources are not visible), and the DRAM
+// bandwidth (3/4 of the theoretical, what a streaming pass reaches). Defaults on the CPU.
+TileModelDevice model_device_of(const GemmKernel& k, const Context& ctx) {
+  TileModelDevice m;
+  DeviceInfo d;
+  if (ctx.backend != Backend::kCuda || !query_device(ctx.device, &d)) return m;
+  m.sms = d.sm_count;
+  m.bytes_per_s = 0.75 * d.peak_dram_gbps() * 1e9;
+  KernelResources r;
+  OccupancyResult o;
+  if (k.resources && k.resources(&r) &&
+      compute_occupancy(architecture_of(d),
+                        OccupancyQuery{r.block_threads, r.registers_per_thread, r.static_smem_bytes,
+                                       r.dynamic_smem_bytes},
+                        &o) &&
+      o.blocks_per_sm > 0)
+    m.blocks_per_sm = o.blocks_per_sm;
+  return m;
+}
+
 std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
   auto t = std::make_shared<DeviceTuning>();
   TuneDeviceKey key;
@@ -33,10 +56,17 @@ std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
     t->info.warning = Status(s.code(), "tune cache not used: " + s.message());
     return t;
   }
+  // Per kernel once: a table names each kernel at every shape.
+  std::map<const GemmKernel*, TileModelDevice> seen;
+  auto model_device = [&](const GemmKernel& k) {
+    auto it = seen.find(&k);
+    if (it == seen.end()) it = seen.emplace(&k, model_device_of(k, ctx)).first;
+    return it->second;
+  };
   std::string made_on;
   std::vector<TuneEntry> shipped = shipped_tune_table(key, &made_on);
   t->shipped = make_tuned_source("shipped table (" + made_on + ")", std::move(shipped),
-                                 Registry::instance().gemm);
+                                 Registry::instance().gemm, model_device);
   std::string dir;
   if (Status s = tune_cache_dir(&dir); !s) {
     t->info.warning = s;
@@ -47,7 +77,8 @@ std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
   bool found = false;
   t->info.warning = load_tune_cache(t->info.path, key, &cache, &found);
   t->info.entries = cache.entries.size();
-  t->cache = make_tuned_source("cache " + t->info.path, std::move(cache.entries), Registry::instance().gemm);
+  t->cache = make_tuned_source("cache " + t->info.path, std::move(cache.entries),
+                               Registry::instance().gemm, model_device);
   return t;
 }
 
@@ -76,6 +107,13 @@ bool admissible(const GemmKernel& k, const GemmProblem& p, const Context& ctx,
   return static_cast<bool>(check_kernel(k, p, ctx, device));  // types, backend, SM, can_implement
 }
 
+std::string format_distance(double d) {
+  std::ostringstream o;
+  o.precision(2);
+  o << d;
+  return o.str();
+}
+
 std::string format_time(double s) {
   std::ostringstream o;
   o.precision(3);
@@ -83,17 +121,51 @@ std::string format_time(double s) {
   return o.str();
 }
 
+// m, n, k of an entry's measured shape (its bucket's powers of two when it has none).
+struct Shape {
+  int64_t m, n, k;
+};
+Shape entry_shape(const TuneEntry& e) {
+  const TuneBucket& b = e.bucket;
+  return {e.m ? e.m : int64_t{1} << b.log2_m, e.n ? e.n : int64_t{1} << b.log2_n,
+          e.k ? e.k : int64_t{1} << b.log2_k};
+}
+
+double shape_distance(const Shape& a, const Shape& b) {
+  auto d = [](int64_t x, int64_t y) {
+    return std::abs(std::log2(static_cast<double>(std::max<int64_t>(x, 1))) -
+                    std::log2(static_cast<double>(std::max<int64_t>(y, 1))));
+  };
+  return d(a.m, b.m) + d(a.n, b.n) + d(a.k, b.k);
+}
+
+// C's rows and columns as the kernels compute them (a column-major problem is its transpose).
+Shape row_major_view(const Shape& s, Layout layout) {
+  return layout == Layout::kRowMajor ? s : Shape{s.n, s.m, s.k};
+}
+
 }  // namespace
 
 TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
-                              const KernelList<GemmKernel>& list) {
-  TunedSource s{std::move(name), std::move(entries), {}, {}};
+                              const KernelList<GemmKernel>& list,
+                              const std::function<TileModelDevice(const GemmKernel&)>& model_device) {
+  TunedSource s{std::move(name), std::move(entries), {}, {}, {}};
   for (const auto& e : s.entries) {
     s.kernels.push_back(list.find(e.kernel));
+    std::vector<ResolvedCandidate> resolved;
+    const Shape at = row_major_view(entry_shape(e), e.bucket.layout);
+    for (const TuneCandidate& c : e.candidates) {
+      const GemmKernel* k = list.find(c.kernel);
+      if (!k) continue;
+      ResolvedCandidate r{k, c.split_k, c.time_s, model_device ? model_device(*k) : TileModelDevice{}, {}, {}};
+      r.note = ": " + c.kernel + (c.split_k > 0 ? " with split-k " + std::to_string(c.split_k) : "") +
+               " took " + format_time(c.time_s) + " there";
+      r.at_measured = tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device);
+      resolved.push_back(r);
+    }
+    s.candidates.push_back(std::move(resolved));
     s.notes.push_back(
-        s.name + ", bucket " + e.bucket.describe() +
-        (e.time_s > 0 ? ": " + format_time(e.time_s) : std::string()) +
-        (e.split_k > 0 ? " with split-k " + std::to_string(e.split_k) : std::string()) +
+        s.name + ", " + e.bucket.describe() +
         (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) + "x" +
                    std::to_string(e.k)
              : std::string()));
@@ -101,28 +173,77 @@ TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
   return s;
 }
 
+namespace {
+
+// The entry's candidates' times carried to `want` by the tile model, in the entry's order.
+std::vector<double> carried_times(const std::vector<ResolvedCandidate>& candidates, Shape want,
+                                  Layout layout) {
+  want = row_major_view(want, layout);
+  std::vector<double> out;
+  out.reserve(candidates.size());
+  for (const ResolvedCandidate& c : candidates)
+    out.push_back(carry_time(c.time_s, c.at_measured,
+                             tile_model_cost(c.kernel->info.tiling, c.split_k, want.m, want.n, want.k, c.device)));
+  return out;
+}
+
+// The entry's choice for p: its admissible candidate of least carried time (tried in that order;
+// the first nearly always passes, so there is no sort), else, when the entry recorded no
+// candidates, its winner when admissible.
+bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, const Context& ctx,
+                       const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out) {
+  const TuneEntry& e = src.entries[i];
+  const std::vector<ResolvedCandidate>& candidates = src.candidates[i];
+  if (candidates.empty()) {
+    const GemmKernel* k = src.kernels[i];
+    if (!k || !admissible(*k, p, ctx, device, allow_vendor)) return false;
+    out->kernel = k;
+    out->split_k = takes_run_time_split_k(k->info) ? e.split_k : 0;
+    out->reason = src.notes[i] + ": its winner, " + format_time(e.time_s) +
+                  (out->split_k > 0 ? " with split-k " + std::to_string(out->split_k) : std::string());
+    return true;
+  }
+  std::vector<double> carried = carried_times(candidates, {p.m, p.n, p.k}, p.layout);
+  for (size_t tried = 0; tried < candidates.size(); ++tried) {
+    const size_t best = static_cast<size_t>(std::min_element(carried.begin(), carried.end()) - carried.begin());
+    const ResolvedCandidate& c = candidates[best];
+    const double carried_s = carried[best];
+    carried[best] = HUGE_VAL;
+    if (!admissible(*c.kernel, p, ctx, device, allow_vendor)) continue;
+    out->kernel = c.kernel;
+    out->split_k = takes_run_time_split_k(c.kernel->info) ? c.split_k : 0;
+    // snprintf, not a stream: the explanation is built on every call and must stay cheap.
+    char here[64];
+    std::snprintf(here, sizeof here, ", %.3g ms by the tile model here", carried_s * 1e3);
+    out->reason = src.notes[i];
+    out->reason += c.note;
+    out->reason += here;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out) {
   const TuneBucket want = bucket_of(p);
+  const Shape shape{p.m, p.n, p.k};
   // Entries in (distance, index) order, found by repeated scans rather than a sorted copy: the
-  // first candidate is nearly always admissible, and a call then allocates nothing.
-  std::pair<int, size_t> after{-1, 0};
+  // nearest entry nearly always has an admissible choice.
+  std::pair<double, size_t> after{-1, 0};
   for (;;) {
-    std::pair<int, size_t> next{INT_MAX, 0};
+    std::pair<double, size_t> next{HUGE_VAL, 0};
     for (size_t i = 0; i < src.entries.size(); ++i) {
-      if (!src.kernels[i] || !src.entries[i].bucket.same_class(want)) continue;
-      const std::pair<int, size_t> here{src.entries[i].bucket.distance(want), i};
+      if (!src.entries[i].bucket.same_class(want)) continue;
+      const std::pair<double, size_t> here{shape_distance(entry_shape(src.entries[i]), shape), i};
       if (here > after && here < next) next = here;
     }
-    if (next.first == INT_MAX) return false;
+    if (next.first == HUGE_VAL) return false;
     after = next;
-    const auto [dist, i] = next;
-    const GemmKernel* k = src.kernels[i];
-    if (!admissible(*k, p, ctx, device, allow_vendor)) continue;
-    out->kernel = k;
-    out->split_k = takes_run_time_split_k(k->info) ? src.entries[i].split_k : 0;
-    out->reason = src.notes[i];
-    out->reason += dist == 0 ? " (exact)" : " (nearest, log2 distance " + std::to_string(dist) + ")";
+    if (!choose_from_entry(src, next.second, p, ctx, device, allow_vendor, out)) continue;
+    out->reason += next.first == 0 ? " (this shape)"
+                                   : " (nearest shape, log2 distance " + format_distance(next.first) + ")";
     return true;
   }
 }

@@ -1,30 +1,50 @@
 // tune_select.hpp — the tuned step of GEMM kernel "auto" (internal; src/core/tune_select.cpp).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "core/tile_model.hpp"
 #include "tilekit/registry.hpp"
 #include "tilekit/tune_cache.hpp"
 
 namespace tilekit {
+
+// A measured candidate of an entry with its kernel resolved, and what the tile model needs of
+// that kernel on this device.
+struct ResolvedCandidate {
+  const GemmKernel* kernel = nullptr;
+  int split_k = 0;
+  double time_s = 0;
+  TileModelDevice device;      // SMs, its blocks per SM, bandwidth
+  TileModelCost at_measured;   // the model at the entry's shape, computed once
+  std::string note;            // ": <id> with split-k N took 0.4 ms there", made once
+};
 
 // Entries of one source (the cache, the shipped table) with their kernels resolved once.
 struct TunedSource {
   std::string name;  // "cache /path/file.json", "shipped table"
   std::vector<TuneEntry> entries;
   std::vector<const GemmKernel*> kernels;  // per entry; nullptr: the id is no longer registered
+  // Per entry, its candidates whose ids are registered (empty: choose the winner as measured).
+  std::vector<std::vector<ResolvedCandidate>> candidates;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
   std::vector<std::string> notes;
 };
 
-// Resolves the entries' ids in `list` (ids it lacks become nullptr and are never chosen).
+// Resolves the entries' ids in `list` (ids it lacks become nullptr and are never chosen);
+// `model_device` gives a kernel's TileModelDevice (on a GPU: SMs, blocks per SM, bandwidth;
+// unset: the defaults, which suit kernels the model does not tile).
 TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
-                              const KernelList<GemmKernel>& list);
+                              const KernelList<GemmKernel>& list,
+                              const std::function<TileModelDevice(const GemmKernel&)>& model_device = {});
 
-// The entry of p's bucket, else the nearest (log2 distance) of the same ops, layout, alignment
-// and types, whose kernel passes every dispatch check and is own (vendor only when allowed,
-// the reference never). False when none is.
+// Selection from the nearest entry (the sum of |Δ log2| of m, n and k over entries of the same
+// ops, layout, alignment and types) that has an admissible choice: own kernels (vendor only when
+// allowed, the reference never) that pass every dispatch check. Among that entry's candidates,
+// the one whose time, carried to p's shape by the tile model (tile_model.hpp), is least; an
+// entry without candidates offers its winner. False when no entry offers anything.
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out);
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/dispatch.hpp"
+#include "core/tile_model.hpp"
 #include "core/tune_select.hpp"
 #include "tilekit/tilekit.hpp"
 #include "tilekit/tune_cache.hpp"
@@ -140,8 +141,12 @@ TEST_F(TuneCacheTest, RoundTrip) {
   c.key = key_;
   TuneEntry e = entry_for(x.p, kBlocked, 0.0125);
   e.split_k = 4;
-  e.candidates = {{kBlocked, 4, 0.0125}, {kOpenblas, 0, 0.013}};
+  e.candidates = {{kBlocked, 4, 0.0125}, {kOpenblas, 0, 0.013}, {kBlocked, 0, 0.02, true}};
   c.put(e);
+  TuneEntry other_shape = e;  // same bucket (2^9 x 2^8 x 2^10), another shape: kept beside it
+  other_shape.m = 500;
+  c.put(other_shape);
+  c.put(other_shape);  // the same shape again replaces
   TuneEntry plain = entry_for(Buffers(64, 64, 64).p, kBlocked, 0);  // no optional fields
   plain.bucket.op_a = Op::kT;
   plain.bucket.layout = Layout::kColMajor;
@@ -154,14 +159,18 @@ TEST_F(TuneCacheTest, RoundTrip) {
   ASSERT_TRUE(load_tune_cache(path_, key_, &back, &found));
   EXPECT_TRUE(found);
   EXPECT_TRUE(back.key == key_);
-  ASSERT_EQ(back.entries.size(), 2u);
+  ASSERT_EQ(back.entries.size(), 3u);
   EXPECT_TRUE(back.entries[0].bucket == e.bucket);
+  EXPECT_EQ(back.entries[1].m, 500);
+  back.entries.erase(back.entries.begin() + 1);
   EXPECT_EQ(back.entries[0].kernel, kBlocked);
   EXPECT_DOUBLE_EQ(back.entries[0].time_s, 0.0125);
   EXPECT_EQ(back.entries[0].split_k, 4);
   EXPECT_EQ(back.entries[0].k, 1000);
-  ASSERT_EQ(back.entries[0].candidates.size(), 2u);
+  ASSERT_EQ(back.entries[0].candidates.size(), 3u);
   EXPECT_EQ(back.entries[0].candidates[1].kernel, kOpenblas);
+  EXPECT_FALSE(back.entries[0].candidates[1].screened);
+  EXPECT_TRUE(back.entries[0].candidates[2].screened);
   EXPECT_EQ(back.entries[0].candidates[0].split_k, 4);
   EXPECT_DOUBLE_EQ(back.entries[0].candidates[1].time_s, 0.013);
   EXPECT_TRUE(back.entries[1].bucket == plain.bucket);
@@ -332,7 +341,7 @@ TEST_F(TuneCacheTest, AutoUsesTheCacheAndSaysSo) {
   ASSERT_TRUE(select_gemm_kernel(x.p, Context::cpu(), false, &chosen));
   EXPECT_EQ(chosen.kernel->info.id, kBlocked);
   EXPECT_NE(chosen.reason.find("cache " + path_), std::string::npos) << chosen.reason;
-  EXPECT_NE(chosen.reason.find("(exact)"), std::string::npos) << chosen.reason;
+  EXPECT_NE(chosen.reason.find("(this shape)"), std::string::npos) << chosen.reason;
   // And gemm() runs it correctly.
   for (size_t i = 0; i < x.a.size(); ++i) x.a[i] = 1.0f;
   for (size_t i = 0; i < x.b.size(); ++i) x.b[i] = 2.0f;
@@ -362,7 +371,7 @@ TEST_F(TuneCacheTest, UnknownIdsReferencesAndOtherTypesAreSkipped) {
   ASSERT_TRUE(select_gemm_kernel(x.p, Context::cpu(), true, &chosen));
   // Past the removed id and the reference, to the nearest usable bucket.
   EXPECT_EQ(chosen.kernel->info.id, kBlocked);
-  EXPECT_NE(chosen.reason.find("nearest, log2 distance 12"), std::string::npos) << chosen.reason;
+  EXPECT_NE(chosen.reason.find("nearest shape, log2 distance 12"), std::string::npos) << chosen.reason;
   // A bf16 request is never served by an entry naming an f32 kernel.
   const GemmTypes bf16{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16};
   Buffers h(256, 256, 256, bf16);
@@ -448,6 +457,58 @@ TEST(PickTuned, RunTimeSplitKTravelsWithTheChoice) {
                          false, &out));
   EXPECT_EQ(out.split_k, 0);
   EXPECT_EQ(with_selection(want.p, out).split_k, 0);
+}
+
+// The nearest entry's candidates are re-ranked at the shape asked for by how their tiles fill
+// the GPU: at 2048² the 128×256 tile's 128 blocks make one round on 132 SMs and win; at 1500² it
+// still takes that round with 72 blocks, while the 64×64 tile's 576 blocks now fit one round of
+// its 6 per SM instead of two, so it is chosen there.
+TEST(PickTuned, TileModelCarriesCandidatesToTheShapeAskedFor) {
+  KernelList<GemmKernel> list;
+  auto tiled = [](const std::string& id, int bm, int bn, int bk) {
+    GemmKernel k = fake_kernel(id, GemmTypes{});
+    k.info.tiling.block_m = bm;
+    k.info.tiling.block_n = bn;
+    k.info.tiling.block_k = bk;
+    k.info.tiling.schedule = TileSchedule::kOneBlockPerTile;
+    return k;
+  };
+  list.add(tiled("big", 128, 256, 8));
+  list.add(tiled("small", 64, 64, 16));
+  auto h200_like = [](const GemmKernel& k) {
+    TileModelDevice d;
+    d.sms = 132;
+    d.blocks_per_sm = k.info.id == "big" ? 1 : 6;
+    d.bytes_per_s = 3.6e12;
+    return d;
+  };
+  TuneEntry e = entry_for(Buffers(2048, 2048, 2048).p, "big", 0.40e-3);
+  e.candidates = {{"big", 0, 0.40e-3}, {"small", 0, 0.50e-3}};
+  const TunedSource src = make_tuned_source("test", {e}, list, h200_like);
+  Selection<GemmProblem> out;
+  ASSERT_TRUE(pick_tuned(src, Buffers(2048, 2048, 2048).p, Context::cpu(), nullptr, false, &out));
+  EXPECT_EQ(out.kernel->info.id, "big") << out.reason;
+  ASSERT_TRUE(pick_tuned(src, Buffers(1500, 1500, 1500).p, Context::cpu(), nullptr, false, &out));
+  EXPECT_EQ(out.kernel->info.id, "small") << out.reason;
+  EXPECT_NE(out.reason.find("by the tile model"), std::string::npos) << out.reason;
+}
+
+// Step 10's own split and the model's agree (one function), and the model charges a split's
+// reduction pass: 64 tiles of 64×64 with 4 blocks an SM take 8 slices at 512×512×4096.
+TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {
+  EXPECT_EQ(default_k_slices(512, 512, 4096, 64, 64, 16, 132 * 4), 8);
+  EXPECT_EQ(default_k_slices(4096, 4096, 4096, 64, 64, 16, 132 * 4), 1);  // the tiles fill it
+  EXPECT_EQ(default_k_slices(512, 512, 128, 64, 64, 16, 132 * 4), 2);     // slices of >= 64 k
+  TileDesc t;
+  t.block_m = t.block_n = 64;
+  t.block_k = 16;
+  t.split_k = -1;
+  t.schedule = TileSchedule::kOneBlockPerTile;
+  TileModelDevice d{132, 4, 3.6e12};
+  const TileModelCost c = tile_model_cost(t, 0, 512, 512, 4096, d);
+  EXPECT_DOUBLE_EQ(c.busiest_sm_work, 1 * 32);  // 512 blocks in one round, 256 / 8 k-tiles
+  EXPECT_GT(c.reduction_s, 0);
+  EXPECT_EQ(tile_model_cost(t, 1, 512, 512, 4096, d).reduction_s, 0);
 }
 
 TEST(GemmValidate, NegativeSplitKIsRefusedByName) {

@@ -163,6 +163,8 @@ bench::TimingPolicy tune_timing(double seconds_per_kernel) {
 // kScreenKeep of the fastest screened time are measured fully: a kernel 30% slower on one cold
 // sample does not win on a median, and the slow early ladder steps then cost two runs a shape.
 constexpr double kScreenKeep = 1.3;
+// Screened candidates slower than this × the fastest are not recorded at all.
+constexpr double kKeepForModel = 3.0;
 bench::TimingPolicy screen_timing() {
   bench::TimingPolicy t;
   t.warmup = 0;
@@ -252,7 +254,19 @@ Status run_job(const TuneJob& j, const TuneOptions& o, const Context& ctx,
   std::sort(measured.begin(), measured.end(),
             [](const Candidate& x, const Candidate& y) { return x.time_s < y.time_s; });
   for (const Candidate& c : measured)
-    out->winner.candidates.push_back({c.kernel->info.id, c.split_k, c.time_s});
+    out->winner.candidates.push_back({c.kernel->info.id, c.split_k, c.time_s, false});
+  // The rest with their screening time, up to kKeepForModel × the fastest: the selector's tile
+  // model may find one of them fastest at another shape (a smaller tile where this shape's tiles
+  // fill the GPU and that one's do not); rounds of tiles do not make up more than that.
+  std::sort(screened.begin(), screened.end(),
+            [](const Candidate& x, const Candidate& y) { return x.time_s < y.time_s; });
+  for (const Candidate& c : screened) {
+    if (c.time_s > kKeepForModel * fastest) break;
+    const bool measured_fully = std::any_of(measured.begin(), measured.end(), [&](const Candidate& f) {
+      return f.kernel == c.kernel && f.split_k == c.split_k;
+    });
+    if (!measured_fully) out->winner.candidates.push_back({c.kernel->info.id, c.split_k, c.time_s, true});
+  }
   if (!measured.empty()) {  // the fastest, first after the sort
     out->have_winner = true;
     out->winner.kernel = measured.front().kernel->info.id;

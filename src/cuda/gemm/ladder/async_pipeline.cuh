@@ -243,6 +243,7 @@ template <typename P, typename Layout, typename Raster>
 GemmKernel make_pipelined_entry(EntrySpec s) {
   s.suffix = P::suffix() + s.suffix;
   s.tiling = P::tiling();
+  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
   s.requirements = "any shape, layout, op and ld (32-bit offsets)";
   GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_32bit_indexing(p); };

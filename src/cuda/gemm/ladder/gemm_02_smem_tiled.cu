@@ -49,6 +49,7 @@ GemmKernel make_entry() {
   EntrySpec s = cuda_spec("ladder", "02_smem_tiled", 2);
   s.suffix = b;
   s.tiling.block_m = s.tiling.block_n = s.tiling.block_k = kBlock;
+  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
   s.tiling.threads = kBlock * kBlock;
   s.tile = b + "x" + b + " smem tiles, 1 element/thread";
   s.requirements = "m, n, k multiples of " + b + "; m/" + b + " <= 65535";

@@ -73,6 +73,7 @@ GemmKernel make_entry() {
   EntrySpec s = cuda_spec("ladder", "03_smem_tiled_any", 3);
   s.suffix = b;
   s.tiling.block_m = s.tiling.block_n = s.tiling.block_k = kBlock;
+  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
   s.tiling.threads = kBlock * kBlock;
   s.tile = b + "x" + b + " smem tiles, 1 element/thread";
   s.requirements = "any shape, layout and op; m < 65536·" + b;

@@ -154,6 +154,7 @@ GemmKernel make_entry(int auto_rank) {
   EntrySpec s = cuda_spec("ladder", "05_register_blocked", 5);
   s.suffix = P::suffix();
   s.tiling = P::tiling();
+  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
   s.tile = std::to_string(P::kBm) + "x" + std::to_string(P::kBn) + "x" + std::to_string(P::kBk) +
            ", " + std::to_string(kThreadsX) + "x" + std::to_string(kThreadsY) + " threads, " +
            std::to_string(P::kTm) + "x" + std::to_string(P::kTn) + "/thread";

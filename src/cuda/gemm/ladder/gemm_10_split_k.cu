@@ -5,7 +5,7 @@
 //           writes its raw sums to its own FP32 plane of the workspace (never to C, never with
 //           atomics); a second kernel adds the planes in slice order and applies alpha and beta
 //           (beta = 0 never reads C). The result is the same bits on every run.
-//           slices = min(resident blocks / tiles, k / kMinSliceK), 1 when the tiles already fill
+//           slices = min(resident blocks / tiles, k / kSplitKMinSliceK), 1 when the tiles already fill
 //           one wave, unless the problem names a count (GemmProblem::split_k: the autotuner
 //           measures 2, 4, 8, 16 and keeps the fastest per shape, docs/tuning.md); with one
 //           slice it is step 09 exactly (no workspace, no second kernel).
@@ -17,12 +17,11 @@
 //           128×256 tile; 0.94× / 0.90× / 0.96× cuBLAS at n = 256 / 512 / 1024.
 #include <algorithm>
 
+#include "core/tile_model.hpp"
 #include "cuda/gemm/ladder/swizzle_raster.cuh"
 
 namespace tilekit::cuda {
 namespace {
-
-constexpr int kMinSliceK = 64;  // a slice shorter than this spends its time filling the pipeline
 
 // k-ranges of whole k-tiles: `count` slices of `k` each (the last may be shorter).
 struct Slices {
@@ -30,15 +29,14 @@ struct Slices {
 };
 
 // `requested` slices when the problem names a count (GemmProblem::split_k, set by the tuner);
-// otherwise as many as fill the blocks resident at once, none shorter than kMinSliceK. Never
-// more than 64 (the reduction's cost) or than there are k-tiles (no empty slice).
+// otherwise default_k_slices (core/tile_model.hpp, shared with the autotuner's model: as many as
+// fill the resident blocks, none shorter than kSplitKMinSliceK). Never more than 64 (the reduction's
+// cost) or than there are k-tiles (no empty slice).
 Slices choose_slices(const RowMajorGemm& g, int bm, int bn, int bk, int resident_blocks,
                      int requested) {
-  const int64_t tiles = static_cast<int64_t>(ceil_div(g.m, bm)) * ceil_div(g.n, bn);
   const int64_t k_tiles = (g.k + bk - 1) / bk;
   int64_t count = requested > 0 ? requested
-                                : std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1),
-                                                    g.k / kMinSliceK);
+                                : default_k_slices(g.m, g.n, g.k, bm, bn, bk, resident_blocks);
   count = std::max<int64_t>(1, std::min<int64_t>({count, 64, k_tiles}));
   Slices s;
   s.k = static_cast<int>((k_tiles + count - 1) / count * bk);

@@ -260,6 +260,7 @@ GemmKernel make_grid_tiled_entry(EntrySpec s, decltype(GemmKernel::launch) launc
                                  const void* nn_kernel) {
   s.suffix = P::suffix();
   s.tiling = P::tiling();
+  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
   s.requirements = "any shape, layout, op and ld; m < 65536·" + std::to_string(P::kBm);
   GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {

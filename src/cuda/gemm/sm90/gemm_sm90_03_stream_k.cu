@@ -27,6 +27,7 @@ struct StreamKTail {
   static constexpr int kStep = 3;
   static constexpr int kGroupRows = 8;
   static constexpr bool kPingPong = false;
+  static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamK;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
     const int rounds = tiles / sms, tail = tiles % sms;
     if (tail == 0 || k_tiles < 2) return sm90::persistent_plan(sms, tiles);

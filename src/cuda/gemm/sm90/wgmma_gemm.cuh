@@ -719,6 +719,7 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   s.types = gemm_types<P>();
   s.suffix = P::suffix();
   s.tiling = P::tiling();
+  s.tiling.schedule = Schedule::kTileSchedule;
   s.requirements = P::kTf32 ? "any shape, layout, op and ld (A and B prepared K-major and rounded "
                               "to TF32 in the workspace)"
                             : "16-bit A and B, f32 C; any shape, layout, op and ld (an ld TMA cannot "

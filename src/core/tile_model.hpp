@@ -1,0 +1,96 @@
+// tile_model.hpp — how a kernel's tiles fill a GPU at one shape (internal).
+//
+// The autotuner measures kernels at a few shapes; kernel "auto" is asked about every shape. A
+// time measured at shape S says little about shape Q when the tile counts quantize differently:
+// 2048² is 128 tiles of 128×256 (one round on 132 SMs), 1500² is 72 (the same round, half the
+// SMs idle), so the 64×64 kernel that lost at 2048² wins at 1500². The model below counts the
+// k-iterations of the busiest SM for each TileSchedule, and carries a measured time from S to Q
+// by the ratio of those counts (tune_select.cpp). It also holds step 10's default k-split, so that
+// the kernel and the model compute the same count.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "tilekit/registry.hpp"
+
+namespace tilekit {
+
+// Step 10's k-slices when the problem names none: as many as fill the blocks resident at once
+// (none when the tiles already do), no slice shorter than kSplitKMinSliceK k, never more than 64 (the
+// reduction's cost) or than there are k-tiles (no empty slice).
+constexpr int64_t kSplitKMinSliceK = 64;
+inline int64_t default_k_slices(int64_t m, int64_t n, int64_t k, int bm, int bn, int bk,
+                                int64_t resident_blocks) {
+  const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+  const int64_t k_tiles = (k + bk - 1) / bk;
+  const int64_t count = std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1), k / kSplitKMinSliceK);
+  return std::max<int64_t>(1, std::min<int64_t>({count, 64, k_tiles}));
+}
+
+// What the model knows of the device: its SMs, how many blocks of the kernel fit on one, and
+// the memory bandwidth a reduction pass streams at.
+struct TileModelDevice {
+  int sms = 1;
+  int blocks_per_sm = 1;
+  double bytes_per_s = 1e12;
+};
+
+// The work of the busiest SM in a kernel's own units (k-iterations of one tile; bytes moved when
+// unmodelled), comparable only between shapes of one kernel; plus the seconds of a split-K
+// reduction pass, which does not scale with it.
+struct TileModelCost {
+  double busiest_sm_work = 0;
+  double reduction_s = 0;
+};
+
+// `split_k` as the kernel would run it: 0 lets the kernel choose. m and n are C's rows and
+// columns in the row-major view the kernels compute in.
+inline TileModelCost tile_model_cost(const TileDesc& t, int split_k, int64_t m, int64_t n,
+                                     int64_t k, const TileModelDevice& d) {
+  TileModelCost c;
+  const bool tiled = t.block_m > 0 && t.block_n > 0 && t.block_k > 0 && !t.chosen_at_run_time;
+  if (!tiled || t.schedule == TileSchedule::kUnmodelled) {
+    c.busiest_sm_work = static_cast<double>(m * k + k * n + m * n);
+    return c;
+  }
+  const double tiles = static_cast<double>(((m + t.block_m - 1) / t.block_m) * ((n + t.block_n - 1) / t.block_n));
+  const int64_t k_tiles = (k + t.block_k - 1) / t.block_k;
+  const double sms = std::max(1, d.sms);
+  switch (t.schedule) {
+    case TileSchedule::kPersistent:
+      c.busiest_sm_work = std::ceil(tiles / sms) * static_cast<double>(k_tiles);
+      break;
+    case TileSchedule::kStreamK:  // even shares, down to 4 k-iterations a block
+      c.busiest_sm_work = tiles * static_cast<double>(k_tiles) /
+                          std::clamp(std::floor(tiles * static_cast<double>(k_tiles) / 4), 1.0, sms);
+      break;
+    default: {  // one block per tile and k-slice; the resident blocks run in rounds
+      const int64_t slots = static_cast<int64_t>(sms) * std::max(1, d.blocks_per_sm);
+      int64_t slices = 1;
+      if (t.split_k < 0)
+        slices = split_k > 0 ? std::max<int64_t>(1, std::min<int64_t>({split_k, 64, k_tiles}))
+                             : default_k_slices(m, n, k, t.block_m, t.block_n, t.block_k, slots);
+      c.busiest_sm_work = std::ceil(tiles * static_cast<double>(slices) / static_cast<double>(slots)) *
+                          static_cast<double>((k_tiles + slices - 1) / slices);
+      if (slices > 1)  // the partial planes read once, C written once, and a launch
+        c.reduction_s = static_cast<double>((slices + 1) * m * n * 4) / d.bytes_per_s + 2e-6;
+    }
+  }
+  return c;
+}
+
+// Launch and set-up time that no shape change scales (measured floor of the smallest GEMMs on the
+// H200 is ≈ 5 µs; 3 µs of it does not depend on the kernel).
+constexpr double kFixedLaunchSeconds = 3e-6;
+
+// A time measured at shape S carried to shape Q: the part that scales by the ratio of the
+// busiest SM's work, the reduction passes as modelled at each shape, the fixed cost unchanged.
+inline double carry_time(double measured_s, const TileModelCost& at_s, const TileModelCost& at_q) {
+  const double scaled = std::max(measured_s - kFixedLaunchSeconds - at_s.reduction_s, 1e-7);
+  return kFixedLaunchSeconds + scaled * at_q.busiest_sm_work / std::max(at_s.busiest_sm_work, 1.0) +
+         at_q.reduction_s;
+}
+
+}  // namespace tilekit
