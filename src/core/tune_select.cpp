@@ -7,6 +7,7 @@
 // exactly the requested types (so never a lower precision), and passes every check dispatch
 // applies (backend, SM range, can_implement).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -131,12 +132,23 @@ Shape entry_shape(const TuneEntry& e) {
           e.k ? e.k : int64_t{1} << b.log2_k};
 }
 
-double shape_distance(const Shape& a, const Shape& b) {
-  auto d = [](int64_t x, int64_t y) {
-    return std::abs(std::log2(static_cast<double>(std::max<int64_t>(x, 1))) -
-                    std::log2(static_cast<double>(std::max<int64_t>(y, 1))));
-  };
-  return d(a.m, b.m) + d(a.n, b.n) + d(a.k, b.k);
+// ShapePlace (tune_select.hpp): log2 of m, n and k (of 1 for 0), and whether each is a
+// multiple of 16. Kernels take their fast paths when the sizes divide their
+// tiles (step 08's cp.async needs whole k-tiles: at 1500³ it runs at 0.7× its speed at 1408³),
+// so a shape whose sizes divide differently is half an octave further away in each such size.
+constexpr double kDivisibilityDistance = 0.5;
+
+ShapePlace place_of(const Shape& s) {
+  auto l = [](int64_t x) { return std::log2(static_cast<double>(std::max<int64_t>(x, 1))); };
+  return {{l(s.m), l(s.n), l(s.k)}, {s.m % 16 == 0, s.n % 16 == 0, s.k % 16 == 0}};
+}
+
+double shape_distance(const ShapePlace& a, const ShapePlace& b) {
+  double d = 0;
+  for (int i = 0; i < 3; ++i)
+    d += std::abs(a.log2[i] - b.log2[i]) +
+         (a.multiple_of_16[i] != b.multiple_of_16[i] ? kDivisibilityDistance : 0);
+  return d;
 }
 
 // C's rows and columns as the kernels compute them (a column-major problem is its transpose).
@@ -149,9 +161,10 @@ Shape row_major_view(const Shape& s, Layout layout) {
 TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
                               const KernelList<GemmKernel>& list,
                               const std::function<TileModelDevice(const GemmKernel&)>& model_device) {
-  TunedSource s{std::move(name), std::move(entries), {}, {}, {}};
+  TunedSource s{std::move(name), std::move(entries), {}, {}, {}, {}};
   for (const auto& e : s.entries) {
     s.kernels.push_back(list.find(e.kernel));
+    s.places.push_back(place_of(entry_shape(e)));
     std::vector<ResolvedCandidate> resolved;
     const Shape at = row_major_view(entry_shape(e), e.bucket.layout);
     for (const TuneCandidate& c : e.candidates) {
@@ -228,7 +241,7 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out) {
   const TuneBucket want = bucket_of(p);
-  const Shape shape{p.m, p.n, p.k};
+  const ShapePlace at = place_of({p.m, p.n, p.k});
   // Entries in (distance, index) order, found by repeated scans rather than a sorted copy: the
   // nearest entry nearly always has an admissible choice.
   std::pair<double, size_t> after{-1, 0};
@@ -236,14 +249,14 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
     std::pair<double, size_t> next{HUGE_VAL, 0};
     for (size_t i = 0; i < src.entries.size(); ++i) {
       if (!src.entries[i].bucket.same_class(want)) continue;
-      const std::pair<double, size_t> here{shape_distance(entry_shape(src.entries[i]), shape), i};
+      const std::pair<double, size_t> here{shape_distance(src.places[i], at), i};
       if (here > after && here < next) next = here;
     }
     if (next.first == HUGE_VAL) return false;
     after = next;
     if (!choose_from_entry(src, next.second, p, ctx, device, allow_vendor, out)) continue;
     out->reason += next.first == 0 ? " (this shape)"
-                                   : " (nearest shape, log2 distance " + format_distance(next.first) + ")";
+                                   : " (nearest shape, distance " + format_distance(next.first) + ")";
     return true;
   }
 }

@@ -1,6 +1,7 @@
 // tune_select.hpp — the tuned step of GEMM kernel "auto" (internal; src/core/tune_select.cpp).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -10,6 +11,12 @@
 #include "tilekit/tune_cache.hpp"
 
 namespace tilekit {
+
+// Where a measured shape sits, for distances between shapes (tune_select.cpp).
+struct ShapePlace {
+  std::array<double, 3> log2;
+  std::array<bool, 3> multiple_of_16;
+};
 
 // A measured candidate of an entry with its kernel resolved, and what the tile model needs of
 // that kernel on this device.
@@ -27,6 +34,7 @@ struct TunedSource {
   std::string name;  // "cache /path/file.json", "shipped table"
   std::vector<TuneEntry> entries;
   std::vector<const GemmKernel*> kernels;  // per entry; nullptr: the id is no longer registered
+  std::vector<ShapePlace> places;  // per entry, where its shape sits (tune_select.cpp)
   // Per entry, its candidates whose ids are registered (empty: choose the winner as measured).
   std::vector<std::vector<ResolvedCandidate>> candidates;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
