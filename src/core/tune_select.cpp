@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -189,15 +188,19 @@ TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
 namespace {
 
 // The entry's candidates' times carried to `want` by the tile model, in the entry's order.
-std::vector<double> carried_times(const std::vector<ResolvedCandidate>& candidates, Shape want,
-                                  Layout layout) {
+void carried_times(const std::vector<ResolvedCandidate>& candidates, Shape want, Layout layout,
+                   std::vector<double>* out) {
   want = row_major_view(want, layout);
-  std::vector<double> out;
-  out.reserve(candidates.size());
+  out->clear();
   for (const ResolvedCandidate& c : candidates)
-    out.push_back(carry_time(c.time_s, c.at_measured,
-                             tile_model_cost(c.kernel->info.tiling, c.split_k, want.m, want.n, want.k, c.device)));
-  return out;
+    out->push_back(carry_time(c.time_s, c.at_measured,
+                              tile_model_cost(c.kernel->info.tiling, c.split_k, want.m, want.n, want.k, c.device)));
+}
+
+// Per thread, reused: a selection allocates no list of its own.
+std::vector<double>& carried_scratch() {
+  thread_local std::vector<double> scratch;
+  return scratch;
 }
 
 // The entry's choice for p: its admissible candidate of least carried time (tried in that order;
@@ -216,7 +219,8 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
                   (out->split_k > 0 ? " with split-k " + std::to_string(out->split_k) : std::string());
     return true;
   }
-  std::vector<double> carried = carried_times(candidates, {p.m, p.n, p.k}, p.layout);
+  std::vector<double>& carried = carried_scratch();
+  carried_times(candidates, {p.m, p.n, p.k}, p.layout, &carried);
   for (size_t tried = 0; tried < candidates.size(); ++tried) {
     const size_t best = static_cast<size_t>(std::min_element(carried.begin(), carried.end()) - carried.begin());
     const ResolvedCandidate& c = candidates[best];
@@ -225,12 +229,13 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
     if (!admissible(*c.kernel, p, ctx, device, allow_vendor)) continue;
     out->kernel = c.kernel;
     out->split_k = takes_run_time_split_k(c.kernel->info) ? c.split_k : 0;
-    // snprintf, not a stream: the explanation is built on every call and must stay cheap.
-    char here[64];
-    std::snprintf(here, sizeof here, ", %.3g ms by the tile model here", carried_s * 1e3);
+    // Whole microseconds through to_string, not a stream or printf: the explanation is built
+    // on every call and must stay cheap.
     out->reason = src.notes[i];
     out->reason += c.note;
-    out->reason += here;
+    out->reason += ", ";
+    out->reason += std::to_string(std::llround(carried_s * 1e6));
+    out->reason += " us by the tile model here";
     return true;
   }
   return false;

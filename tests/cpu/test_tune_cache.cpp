@@ -564,6 +564,9 @@ TEST_F(TuneCacheTest, SelectionCostPerCall) {
       e.bucket.log2_m = e.bucket.log2_n = m;
       e.bucket.log2_k = k;
       e.kernel = kBlocked;
+      // As many candidates as an entry of the shipped H200 table has on average (22), so that
+      // the tile model's share of the cost shows.
+      for (int c = 0; c < 22; ++c) e.candidates.push_back({kBlocked, c, 1e-3 * (1 + c)});
       entries.push_back(e);
     }
   install(entries);
