@@ -245,12 +245,15 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("entries: 4", r.stdout)
         self.assertEqual(r.stdout.count("auto: gemm.cpu.blocked.f32"), 4, r.stdout)
-        self.assertIn("(exact)", r.stdout)
-        # 28 rounds to the 2^5 bucket of the 32 measured (ld 28 is a multiple of 4 like 32).
-        r = run("gemm", "--backend", "cpu", "--m", "28", "--n", "28", "--k", "28", "--explain",
+        self.assertIn("(this shape)", r.stdout)
+        # 64³ is nearest the 32³ measured (a log2 distance of 3; 48x40x24 is 2.5 away, plus half
+        # an octave for each of 40 and 24, which do not divide by 16 as 64 does).
+        r = run("gemm", "--backend", "cpu", "--m", "64", "--n", "64", "--k", "64", "--explain",
                 "--check", env=env)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("cache " + path + ", bucket row NN 2^5x2^5x2^5", r.stdout)
+        self.assertIn("cache " + path + ", row NN 2^5x2^5x2^5", r.stdout)
+        self.assertIn("measured at 32x32x32", r.stdout)
+        self.assertIn("(nearest shape, distance 3)", r.stdout)
 
     def test_tune_evaluate_times_auto_against_every_own_kernel_and_writes_nothing(self):
         env = self.tune_env()
