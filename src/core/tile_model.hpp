@@ -18,14 +18,15 @@
 namespace tilekit {
 
 // Step 10's k-slices when the problem names none: as many as fill the blocks resident at once
-// (none when the tiles already do), no slice shorter than kSplitKMinSliceK k, never more than 64 (the
-// reduction's cost) or than there are k-tiles (no empty slice).
+// (none when the tiles already do), no slice shorter than kSplitKMinSliceK k, never more than 64
+// (the reduction's cost) or than there are k-tiles (no empty slice).
 constexpr int64_t kSplitKMinSliceK = 64;
 inline int64_t default_k_slices(int64_t m, int64_t n, int64_t k, int bm, int bn, int bk,
                                 int64_t resident_blocks) {
   const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
   const int64_t k_tiles = (k + bk - 1) / bk;
-  const int64_t count = std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1), k / kSplitKMinSliceK);
+  const int64_t count =
+      std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1), k / kSplitKMinSliceK);
   return std::max<int64_t>(1, std::min<int64_t>({count, 64, k_tiles}));
 }
 
@@ -55,7 +56,8 @@ inline TileModelCost tile_model_cost(const TileDesc& t, int split_k, int64_t m, 
     c.busiest_sm_work = static_cast<double>(m * k + k * n + m * n);
     return c;
   }
-  const double tiles = static_cast<double>(((m + t.block_m - 1) / t.block_m) * ((n + t.block_n - 1) / t.block_n));
+  const double tiles =
+      static_cast<double>(((m + t.block_m - 1) / t.block_m) * ((n + t.block_n - 1) / t.block_n));
   const int64_t k_tiles = (k + t.block_k - 1) / t.block_k;
   const double sms = std::max(1, d.sms);
   switch (t.schedule) {
@@ -63,8 +65,9 @@ inline TileModelCost tile_model_cost(const TileDesc& t, int split_k, int64_t m, 
       c.busiest_sm_work = std::ceil(tiles / sms) * static_cast<double>(k_tiles);
       break;
     case TileSchedule::kStreamK:  // even shares, down to 4 k-iterations a block
-      c.busiest_sm_work = tiles * static_cast<double>(k_tiles) /
-                          std::clamp(std::floor(tiles * static_cast<double>(k_tiles) / 4), 1.0, sms);
+      c.busiest_sm_work =
+          tiles * static_cast<double>(k_tiles) /
+          std::clamp(std::floor(tiles * static_cast<double>(k_tiles) / 4), 1.0, sms);
       break;
     default: {  // one block per tile and k-slice; the resident blocks run in rounds
       const int64_t slots = static_cast<int64_t>(sms) * std::max(1, d.blocks_per_sm);
@@ -72,8 +75,9 @@ inline TileModelCost tile_model_cost(const TileDesc& t, int split_k, int64_t m, 
       if (t.split_k < 0)
         slices = split_k > 0 ? std::max<int64_t>(1, std::min<int64_t>({split_k, 64, k_tiles}))
                              : default_k_slices(m, n, k, t.block_m, t.block_n, t.block_k, slots);
-      c.busiest_sm_work = std::ceil(tiles * static_cast<double>(slices) / static_cast<double>(slots)) *
-                          static_cast<double>((k_tiles + slices - 1) / slices);
+      c.busiest_sm_work =
+          std::ceil(tiles * static_cast<double>(slices) / static_cast<double>(slots)) *
+          static_cast<double>((k_tiles + slices - 1) / slices);
       if (slices > 1)  // the partial planes read once, C written once, and a launch
         c.reduction_s = static_cast<double>((slices + 1) * m * n * 4) / d.bytes_per_s + 2e-6;
     }

@@ -2,10 +2,10 @@
 //
 // Order: the device's tune cache (the nearest measured shape of the same ops, layout, alignment
 // and types; among its candidates the fastest once the tile model has carried their times to
-// the shape asked for), then the table shipped in the source, then select_kernel's ranking. A tuned id is only a suggestion: it is run only when it is still
-// registered, is one of tilekit's own kernels (a vendor kernel only when allowed), implements
-// exactly the requested types (so never a lower precision), and passes every check dispatch
-// applies (backend, SM range, can_implement).
+// the shape asked for), then the table shipped in the source, then select_kernel's ranking. A tuned
+// id is only a suggestion: it is run only when it is still registered, is one of tilekit's own
+// kernels (a vendor kernel only when allowed), implements exactly the requested types (so never a
+// lower precision), and passes every check dispatch applies (backend, SM range, can_implement).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -28,13 +28,14 @@ struct DeviceTuning {
   TunedSource cache, shipped;
 };
 
-// What the tile model needs of `k` on ctx's GPU: the SMs, how many of its blocks fit on one
-// (the occupancy of its default launch; 1 where its resources are not visible), and the DRAM
-// bandwidth (3/4 of the theoretical, what a streaming pass reaches). Defaults on the CPU.
-TileModelDevice model_device_of(const GemmKernel& k, const Context& ctx) {
+// What the tile model needs of `k` on `device` (nullptr: the CPU, which gets the defaults): the
+// SMs, how many of its blocks fit on one (the occupancy of its default launch; 1 where its
+// resources are not visible), and the DRAM bandwidth (3/4 of the theoretical, what a streaming
+// pass reaches).
+TileModelDevice model_device_of(const GemmKernel& k, const DeviceInfo* device) {
   TileModelDevice m;
-  DeviceInfo d;
-  if (ctx.backend != Backend::kCuda || !query_device(ctx.device, &d)) return m;
+  if (!device) return m;
+  const DeviceInfo& d = *device;
   m.sms = d.sm_count;
   m.bytes_per_s = 0.75 * d.peak_dram_gbps() * 1e9;
   KernelResources r;
@@ -56,11 +57,13 @@ std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
     t->info.warning = Status(s.code(), "tune cache not used: " + s.message());
     return t;
   }
-  // Per kernel once: a table names each kernel at every shape.
+  // The device queried once, each kernel's resources once: a table names each kernel often.
+  DeviceInfo d;
+  const bool gpu = ctx.backend == Backend::kCuda && query_device(ctx.device, &d);
   std::map<const GemmKernel*, TileModelDevice> seen;
   auto model_device = [&](const GemmKernel& k) {
     auto it = seen.find(&k);
-    if (it == seen.end()) it = seen.emplace(&k, model_device_of(k, ctx)).first;
+    if (it == seen.end()) it = seen.emplace(&k, model_device_of(k, gpu ? &d : nullptr)).first;
     return it->second;
   };
   std::string made_on;
@@ -157,9 +160,9 @@ Shape row_major_view(const Shape& s, Layout layout) {
 
 }  // namespace
 
-TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
-                              const KernelList<GemmKernel>& list,
-                              const std::function<TileModelDevice(const GemmKernel&)>& model_device) {
+TunedSource make_tuned_source(
+    std::string name, std::vector<TuneEntry> entries, const KernelList<GemmKernel>& list,
+    const std::function<TileModelDevice(const GemmKernel&)>& model_device) {
   TunedSource s{std::move(name), std::move(entries), {}, {}, {}, {}};
   for (const auto& e : s.entries) {
     s.kernels.push_back(list.find(e.kernel));
@@ -169,18 +172,19 @@ TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
     for (const TuneCandidate& c : e.candidates) {
       const GemmKernel* k = list.find(c.kernel);
       if (!k) continue;
-      ResolvedCandidate r{k, c.split_k, c.time_s, model_device ? model_device(*k) : TileModelDevice{}, {}, {}};
-      r.note = ": " + c.kernel + (c.split_k > 0 ? " with split-k " + std::to_string(c.split_k) : "") +
-               " took " + format_time(c.time_s) + " there";
+      ResolvedCandidate r{
+          k, c.split_k, c.time_s, model_device ? model_device(*k) : TileModelDevice{}, {}, {}};
+      r.note = ": " + c.kernel +
+               (c.split_k > 0 ? " with split-k " + std::to_string(c.split_k) : "") + " took " +
+               format_time(c.time_s) + " there";
       r.at_measured = tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device);
       resolved.push_back(r);
     }
     s.candidates.push_back(std::move(resolved));
-    s.notes.push_back(
-        s.name + ", " + e.bucket.describe() +
-        (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) + "x" +
-                   std::to_string(e.k)
-             : std::string()));
+    s.notes.push_back(s.name + ", " + e.bucket.describe() +
+                      (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) +
+                                 "x" + std::to_string(e.k)
+                           : std::string()));
   }
   return s;
 }
@@ -193,8 +197,9 @@ void carried_times(const std::vector<ResolvedCandidate>& candidates, Shape want,
   want = row_major_view(want, layout);
   out->clear();
   for (const ResolvedCandidate& c : candidates)
-    out->push_back(carry_time(c.time_s, c.at_measured,
-                              tile_model_cost(c.kernel->info.tiling, c.split_k, want.m, want.n, want.k, c.device)));
+    out->push_back(carry_time(
+        c.time_s, c.at_measured,
+        tile_model_cost(c.kernel->info.tiling, c.split_k, want.m, want.n, want.k, c.device)));
 }
 
 // Per thread, reused: a selection allocates no list of its own.
@@ -215,14 +220,16 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
     if (!k || !admissible(*k, p, ctx, device, allow_vendor)) return false;
     out->kernel = k;
     out->split_k = takes_run_time_split_k(k->info) ? e.split_k : 0;
-    out->reason = src.notes[i] + ": its winner, " + format_time(e.time_s) +
-                  (out->split_k > 0 ? " with split-k " + std::to_string(out->split_k) : std::string());
+    out->reason =
+        src.notes[i] + ": its winner, " + format_time(e.time_s) +
+        (out->split_k > 0 ? " with split-k " + std::to_string(out->split_k) : std::string());
     return true;
   }
   std::vector<double>& carried = carried_scratch();
   carried_times(candidates, {p.m, p.n, p.k}, p.layout, &carried);
   for (size_t tried = 0; tried < candidates.size(); ++tried) {
-    const size_t best = static_cast<size_t>(std::min_element(carried.begin(), carried.end()) - carried.begin());
+    const size_t best =
+        static_cast<size_t>(std::min_element(carried.begin(), carried.end()) - carried.begin());
     const ResolvedCandidate& c = candidates[best];
     const double carried_s = carried[best];
     carried[best] = HUGE_VAL;
@@ -260,8 +267,9 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
     if (next.first == HUGE_VAL) return false;
     after = next;
     if (!choose_from_entry(src, next.second, p, ctx, device, allow_vendor, out)) continue;
-    out->reason += next.first == 0 ? " (this shape)"
-                                   : " (nearest shape, distance " + format_distance(next.first) + ")";
+    out->reason += next.first == 0
+                       ? " (this shape)"
+                       : " (nearest shape, distance " + format_distance(next.first) + ")";
     return true;
   }
 }

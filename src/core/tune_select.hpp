@@ -24,9 +24,9 @@ struct ResolvedCandidate {
   const GemmKernel* kernel = nullptr;
   int split_k = 0;
   double time_s = 0;
-  TileModelDevice device;      // SMs, its blocks per SM, bandwidth
-  TileModelCost at_measured;   // the model at the entry's shape, computed once
-  std::string note;            // ": <id> with split-k N took 0.4 ms there", made once
+  TileModelDevice device;     // SMs, its blocks per SM, bandwidth
+  TileModelCost at_measured;  // the model at the entry's shape, computed once
+  std::string note;           // ": <id> with split-k N took 0.4 ms there", made once
 };
 
 // Entries of one source (the cache, the shipped table) with their kernels resolved once.
@@ -34,7 +34,7 @@ struct TunedSource {
   std::string name;  // "cache /path/file.json", "shipped table"
   std::vector<TuneEntry> entries;
   std::vector<const GemmKernel*> kernels;  // per entry; nullptr: the id is no longer registered
-  std::vector<ShapePlace> places;  // per entry, where its shape sits (tune_select.cpp)
+  std::vector<ShapePlace> places;          // per entry, where its shape sits (tune_select.cpp)
   // Per entry, its candidates whose ids are registered (empty: choose the winner as measured).
   std::vector<std::vector<ResolvedCandidate>> candidates;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
@@ -44,12 +44,13 @@ struct TunedSource {
 // Resolves the entries' ids in `list` (ids it lacks become nullptr and are never chosen);
 // `model_device` gives a kernel's TileModelDevice (on a GPU: SMs, blocks per SM, bandwidth;
 // unset: the defaults, which suit kernels the model does not tile).
-TunedSource make_tuned_source(std::string name, std::vector<TuneEntry> entries,
-                              const KernelList<GemmKernel>& list,
-                              const std::function<TileModelDevice(const GemmKernel&)>& model_device = {});
+TunedSource make_tuned_source(
+    std::string name, std::vector<TuneEntry> entries, const KernelList<GemmKernel>& list,
+    const std::function<TileModelDevice(const GemmKernel&)>& model_device = {});
 
-// Selection from the nearest entry (the sum of |Δ log2| of m, n and k over entries of the same
-// ops, layout, alignment and types) that has an admissible choice: own kernels (vendor only when
+// Selection from the nearest entry (the sum of |Δ log2| of m, n and k, plus half an octave for
+// each size that divides by 16 differently, over entries of the same ops, layout, alignment and
+// types) that has an admissible choice: own kernels (vendor only when
 // allowed, the reference never) that pass every dispatch check. Among that entry's candidates,
 // the one whose time, carried to p's shape by the tile model (tile_model.hpp), is least; an
 // entry without candidates offers its winner. False when no entry offers anything.
