@@ -274,12 +274,48 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
   }
 }
 
+namespace {
+
+// The last tuned selection of this thread, for the next call at the same shape (a training loop
+// asks for one shape many times): keyed by everything the nearest-entry search and the model
+// read, and by the tuning data it came from, which it holds so that a reload cannot alias it.
+struct LastTunedSelection {
+  std::shared_ptr<const DeviceTuning> tuning;
+  TuneBucket bucket;
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  Backend backend = Backend::kCpu;
+  int device = 0;
+  bool allow_vendor = false;
+  Selection<GemmProblem> selection;
+
+  bool matches(const std::shared_ptr<const DeviceTuning>& t, const GemmProblem& p,
+               const Context& ctx, bool vendor) const {
+    return tuning == t && m == p.m && n == p.n && k == p.k && lda == p.lda && ldb == p.ldb &&
+           ldc == p.ldc && backend == ctx.backend && device == ctx.device &&
+           allow_vendor == vendor && bucket == bucket_of(p);
+  }
+};
+
+}  // namespace
+
 Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, const Context& ctx,
                    const DeviceInfo* device, bool allow_vendor, const char* op,
                    Selection<GemmProblem>* out) {
   const auto tuning = device_tuning(ctx);
-  if (pick_tuned(tuning->cache, p, ctx, device, allow_vendor, out)) return Status::ok();
-  if (pick_tuned(tuning->shipped, p, ctx, device, allow_vendor, out)) return Status::ok();
+  thread_local LastTunedSelection last;
+  // The remembered kernel still passes every check on this problem (alpha and beta are not in
+  // the key), exactly as a fresh choice would.
+  if (last.matches(tuning, p, ctx, allow_vendor) &&
+      admissible(*last.selection.kernel, p, ctx, device, allow_vendor)) {
+    *out = last.selection;
+    return Status::ok();
+  }
+  if (pick_tuned(tuning->cache, p, ctx, device, allow_vendor, out) ||
+      pick_tuned(tuning->shipped, p, ctx, device, allow_vendor, out)) {
+    last = LastTunedSelection{tuning, bucket_of(p), p.m,         p.n,        p.k,          p.lda,
+                              p.ldb,  p.ldc,        ctx.backend, ctx.device, allow_vendor, *out};
+    return Status::ok();
+  }
   TILEKIT_RETURN_IF_ERROR(select_kernel(list, p, ctx, device, allow_vendor, op, out));
   out->reason = "ranking: " + out->reason;
   return Status::ok();

@@ -334,6 +334,25 @@ TEST_F(TuneCacheTest, ConcurrentProcessesLeaveAValidFile) {
 
 // ---- selection through the process's cache (the real registry) ----
 
+// A thread remembers its last tuned choice for the next call at the same shape; a reloaded
+// cache is read afresh, and another shape is chosen afresh.
+TEST_F(TuneCacheTest, RepeatedShapeIsRememberedUntilTheCacheIsReloaded) {
+  Buffers x(64, 64, 64);
+  install({entry_for(x.p, kBlocked, 2e-3)});
+  Selection<GemmProblem> first, again;
+  ASSERT_TRUE(select_gemm_kernel(x.p, Context::cpu(), false, &first));
+  ASSERT_TRUE(select_gemm_kernel(x.p, Context::cpu(), false, &again));
+  EXPECT_EQ(again.kernel, first.kernel);
+  EXPECT_EQ(again.reason, first.reason);
+  EXPECT_NE(first.reason.find("2 ms"), std::string::npos) << first.reason;
+  install({entry_for(x.p, kBlocked, 3e-3)});  // reloads
+  ASSERT_TRUE(select_gemm_kernel(x.p, Context::cpu(), false, &again));
+  EXPECT_NE(again.reason.find("3 ms"), std::string::npos) << again.reason;
+  Buffers other(64, 64, 128);
+  ASSERT_TRUE(select_gemm_kernel(other.p, Context::cpu(), false, &again));
+  EXPECT_NE(again.reason.find("nearest shape"), std::string::npos) << again.reason;
+}
+
 TEST_F(TuneCacheTest, AutoUsesTheCacheAndSaysSo) {
   Buffers x(300, 200, 100);
   install({entry_for(x.p, kBlocked, 0.002)});
@@ -574,21 +593,28 @@ TEST_F(TuneCacheTest, SelectionCostPerCall) {
   Selection<GemmProblem> chosen;
   ASSERT_TRUE(select_gemm_kernel(x.p, Context::cpu(), false, &chosen));  // loads the cache
   ASSERT_NE(chosen.reason.find("cache"), std::string::npos);
-  auto per_call_us = [&] {
+  // Calls at one shape (the thread's remembered choice), or alternating between two shapes (a
+  // fresh search every call).
+  Buffers y(900, 1000, 1000);
+  auto per_call_us = [&](bool alternate) {
     constexpr int kCalls = 20000;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kCalls; ++i) (void)select_gemm_kernel(x.p, Context::cpu(), false, &chosen);
+    for (int i = 0; i < kCalls; ++i)
+      (void)select_gemm_kernel(alternate && i % 2 ? y.p : x.p, Context::cpu(), false, &chosen);
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                .count() / kCalls;
   };
-  const double tuned = per_call_us();
+  const double fresh = per_call_us(true);
+  const double tuned = per_call_us(false);
   // The same call with no cache: the static ranking alone, for comparison.
   fs::remove(path_);
   reload_tune_caches();
-  const double ranking = per_call_us();
+  const double ranking = per_call_us(false);
   EXPECT_EQ(chosen.reason.rfind("ranking", 0), 0u) << chosen.reason;
-  std::printf("selection per call: %.3f us from the cache (%zu entries), %.3f us by ranking\n",
-              tuned, entries.size(), ranking);
+  std::printf("selection per call: %.3f us from the cache (%zu entries) at one shape, %.3f us "
+              "alternating two shapes, %.3f us by ranking\n",
+              tuned, entries.size(), fresh, ranking);
+  RecordProperty("fresh_selection_us", std::to_string(fresh));
   RecordProperty("tuned_selection_us", std::to_string(tuned));
   EXPECT_LT(tuned, 50.0);
 }
