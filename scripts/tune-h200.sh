@@ -89,9 +89,10 @@ within = sum(r["ratio"] <= 1.05 for r in rows)
 within13 = sum(r["ratio"] <= 1.3 for r in rows)
 worst = max(rows, key=lambda r: r["ratio"])
 select = max(r["select_us"] for r in rows)
+search = max(r.get("select_search_us", 0) for r in rows)
 print(f"{dtype}: {len(rows)} shapes; auto within 1.05x of the fastest own kernel on {within} "
       f"({100 * within / len(rows):.1f}%), within 1.3x on {within13}; worst {worst['ratio']:.3f}x "
-      f"at {worst['ops']} {worst['m']}x{worst['n']}x{worst['k']}; selection at most {select:.2f} us")
+      f"at {worst['ops']} {worst['m']}x{worst['n']}x{worst['k']}; selection at most {select:.2f} us ({search:.2f} us searching)")
 PY
     ;;
   *) echo "unknown phase $PHASE" >&2; exit 2 ;;

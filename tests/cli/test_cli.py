@@ -271,6 +271,9 @@ class Cli(unittest.TestCase):
             self.assertGreater(row["auto_s"], 0)
             self.assertIn(row["best_kernel"], row["kernel_times_s"])
             self.assertAlmostEqual(row["ratio"], row["auto_s"] / row["best_s"])
+            self.assertGreater(row["select_us"], 0)
+            self.assertGreater(row["select_search_us"], 0)
+        self.assertRegex(r.stdout, r"selection at most [0-9.]+ us per call \([0-9.]+ us when it searches\)")
 
     def test_tune_ignores_a_corrupt_cache_with_one_warning_and_replaces_it(self):
         env = self.tune_env()
