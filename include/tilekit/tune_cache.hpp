@@ -84,7 +84,6 @@ struct TuneCache {
   // Adds or replaces the entry of e's bucket and measured shape (so that several shapes of one
   // power-of-two bucket can be kept).
   void put(const TuneEntry& e);
-  const TuneEntry* find(const TuneBucket& b) const;
 };
 
 // Where the caches live: $TILEKIT_CACHE_DIR, else $XDG_CACHE_HOME/tilekit, else

@@ -17,17 +17,21 @@
 
 namespace tilekit {
 
+// Step 10's k-slices, asked for or not: at least one, never more than 64 (the reduction's cost)
+// or than there are k-tiles (no empty slice).
+inline int64_t clamp_k_slices(int64_t count, int64_t k_tiles) {
+  return std::max<int64_t>(1, std::min<int64_t>({count, 64, k_tiles}));
+}
+
 // Step 10's k-slices when the problem names none: as many as fill the blocks resident at once
-// (none when the tiles already do), no slice shorter than kSplitKMinSliceK k, never more than 64
-// (the reduction's cost) or than there are k-tiles (no empty slice).
+// (none when the tiles already do), no slice shorter than kSplitKMinSliceK k, clamped as above.
 constexpr int64_t kSplitKMinSliceK = 64;
 inline int64_t default_k_slices(int64_t m, int64_t n, int64_t k, int bm, int bn, int bk,
                                 int64_t resident_blocks) {
   const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
-  const int64_t k_tiles = (k + bk - 1) / bk;
   const int64_t count =
       std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1), k / kSplitKMinSliceK);
-  return std::max<int64_t>(1, std::min<int64_t>({count, 64, k_tiles}));
+  return clamp_k_slices(count, (k + bk - 1) / bk);
 }
 
 // What the model knows of the device: its SMs, how many blocks of the kernel fit on one, and
@@ -73,7 +77,7 @@ inline TileModelCost tile_model_cost(const TileDesc& t, int split_k, int64_t m, 
       const int64_t slots = static_cast<int64_t>(sms) * std::max(1, d.blocks_per_sm);
       int64_t slices = 1;
       if (t.split_k < 0)
-        slices = split_k > 0 ? std::max<int64_t>(1, std::min<int64_t>({split_k, 64, k_tiles}))
+        slices = split_k > 0 ? clamp_k_slices(split_k, k_tiles)
                              : default_k_slices(m, n, k, t.block_m, t.block_n, t.block_k, slots);
       c.busiest_sm_work =
           std::ceil(tiles * static_cast<double>(slices) / static_cast<double>(slots)) *

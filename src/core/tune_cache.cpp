@@ -298,12 +298,6 @@ void TuneCache::put(const TuneEntry& e) {
   entries.push_back(e);
 }
 
-const TuneEntry* TuneCache::find(const TuneBucket& b) const {
-  for (const auto& e : entries)
-    if (e.bucket == b) return &e;
-  return nullptr;
-}
-
 Status tune_cache_dir(std::string* out) {
   auto env = [](const char* name) {
     const char* v = std::getenv(name);

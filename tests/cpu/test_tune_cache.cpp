@@ -518,6 +518,9 @@ TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {
   EXPECT_EQ(default_k_slices(512, 512, 4096, 64, 64, 16, 132 * 4), 8);
   EXPECT_EQ(default_k_slices(4096, 4096, 4096, 64, 64, 16, 132 * 4), 1);  // the tiles fill it
   EXPECT_EQ(default_k_slices(512, 512, 128, 64, 64, 16, 132 * 4), 2);     // slices of >= 64 k
+  EXPECT_EQ(clamp_k_slices(100, 1000), 64);  // the reduction's cost
+  EXPECT_EQ(clamp_k_slices(100, 50), 50);    // no empty slice
+  EXPECT_EQ(clamp_k_slices(0, 50), 1);
   TileDesc t;
   t.block_m = t.block_n = 64;
   t.block_k = 16;

@@ -5,10 +5,10 @@
 //           writes its raw sums to its own FP32 plane of the workspace (never to C, never with
 //           atomics); a second kernel adds the planes in slice order and applies alpha and beta
 //           (beta = 0 never reads C). The result is the same bits on every run.
-//           slices = min(resident blocks / tiles, k / kSplitKMinSliceK), 1 when the tiles already fill
-//           one wave, unless the problem names a count (GemmProblem::split_k: the autotuner
-//           measures 2, 4, 8, 16 and keeps the fastest per shape, docs/tuning.md); with one
-//           slice it is step 09 exactly (no workspace, no second kernel).
+//           slices = min(resident blocks / tiles, k / 64), 1 when the tiles already fill one
+//           wave, unless the problem names a count (GemmProblem::split_k: the autotuner measures
+//           2, 4, … 128 and keeps the fastest per shape, docs/tuning.md); with one slice it is
+//           step 09 exactly (no workspace, no second kernel).
 // Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets); a
 //           workspace of slices·m·n floats (workspace_bytes).
 // Expect:   ≥ 2× step 09 where tiles < SMs (64×4096×4096: 32 tiles on 132 SMs); nothing
@@ -30,14 +30,14 @@ struct Slices {
 
 // `requested` slices when the problem names a count (GemmProblem::split_k, set by the tuner);
 // otherwise default_k_slices (core/tile_model.hpp, shared with the autotuner's model: as many as
-// fill the resident blocks, none shorter than kSplitKMinSliceK). Never more than 64 (the reduction's
-// cost) or than there are k-tiles (no empty slice).
+// fill the resident blocks, none shorter than kSplitKMinSliceK); either way clamp_k_slices (at
+// most 64, the reduction's cost, and no more than there are k-tiles: no empty slice).
 Slices choose_slices(const RowMajorGemm& g, int bm, int bn, int bk, int resident_blocks,
                      int requested) {
   const int64_t k_tiles = (g.k + bk - 1) / bk;
   int64_t count = requested > 0 ? requested
                                 : default_k_slices(g.m, g.n, g.k, bm, bn, bk, resident_blocks);
-  count = std::max<int64_t>(1, std::min<int64_t>({count, 64, k_tiles}));
+  count = clamp_k_slices(count, k_tiles);
   Slices s;
   s.k = static_cast<int>((k_tiles + count - 1) / count * bk);
   s.count = static_cast<int>((g.k + s.k - 1) / s.k);  // no empty slice
