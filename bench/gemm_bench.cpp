@@ -171,6 +171,57 @@ Status allocate_operands(const GemmProblem& p, Operands* x) {
   return checked_resize(x->c, c_count, "C");
 }
 
+// A verified row and what its timing runs: the kernel on run_p (auto's choice for the auto row).
+struct TimedRow {
+  BenchRow row;
+  const GemmKernel* kernel = nullptr;
+  GemmProblem run_p;
+  std::vector<double> samples;
+};
+
+// Samples of one row under `policy`: checks, workspace and initialize first, outside the timed
+// window, which holds only the kernel's launch. (Again before every round: a workspace is valid
+// for one call, and another row's call may have taken the pool since.)
+Status take_samples(SampleTimer& timer, const Context& ctx, const TimingPolicy& policy,
+                    const std::atomic<bool>* cancel, TimedRow* t) {
+  Workspace ws;
+  TILEKIT_RETURN_IF_ERROR(prepare_gemm_kernel(*t->kernel, ctx, t->run_p, &ws));
+  return measure_samples(timer, [&] { return t->kernel->launch(t->run_p, ctx, ws); }, policy,
+                         cancel, &t->samples);
+}
+
+// The row with its samples summarized.
+BenchRow finish_row(const TimedRow& t, const TimingPolicy& policy) {
+  BenchRow row = t.row;
+  row.timing = summarize(t.samples, policy.target_noise);
+  if (row.timing.samples < policy.min_samples) row.timing.converged = false;
+  row.outcome = RowOutcome::kOk;
+  mark_noise(&row);
+  row.gflops = row.timing.median_s > 0 ? row.flops / row.timing.median_s / 1e9 : 0;
+  return row;
+}
+
+// GemmBenchConfig::rounds > 1: the pending rows timed in turns, a round each, then finished. A
+// row whose launch fails becomes an error row and leaves the later rounds.
+Status time_in_rounds(SampleTimer& timer, const GemmBenchConfig& cfg,
+                      std::vector<TimedRow>* pending, std::vector<BenchRow>* rows) {
+  std::vector<bool> failed(pending->size(), false);
+  for (int round = 0; round < cfg.rounds; ++round) {
+    const TimingPolicy policy = round_policy(cfg.timing, cfg.rounds, round);
+    for (size_t i = 0; i < pending->size(); ++i) {
+      if (failed[i]) continue;
+      if (Status s = take_samples(timer, cfg.ctx, policy, cfg.cancel, &(*pending)[i]); !s) {
+        TILEKIT_RETURN_IF_ERROR(record_error_row(s, (*pending)[i].row, rows));
+        failed[i] = true;
+      }
+    }
+  }
+  for (size_t i = 0; i < pending->size(); ++i)
+    if (!failed[i]) rows->push_back(finish_row((*pending)[i], cfg.timing));
+  pending->clear();
+  return Status::ok();
+}
+
 }  // namespace
 
 Status parse_size_number(const std::string& text, int64_t* out) {
@@ -389,6 +440,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       return Status::ok();
     };
 
+    std::vector<TimedRow> pending;  // verified rows waiting for their rounds (cfg.rounds > 1)
     for (const GemmKernel* listed : kernels) {
       if (cfg.cancel && cfg.cancel->load())
         return Status(StatusCode::kCancelled, "interrupted");
@@ -440,25 +492,23 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
         rows->push_back(row);
         continue;
       }
-      // 2. Time it: checks, workspace and initialize once, outside the timed window, which
-      // holds only the kernel's launch.
-      Workspace ws;
-      s = prepare_gemm_kernel(*kernel, ctx, run_p, &ws);
-      if (s)
-        s = measure(*timer, [&] { return kernel->launch(run_p, ctx, ws); }, cfg.timing,
-                    cfg.cancel, &row.timing);
+      row.detail = listed ? check.summary() : kernel->info.id + ": " + check.summary();
+      if (run_p.split_k > 0 && takes_run_time_split_k(kernel->info))
+        row.detail += " (split-k " + std::to_string(run_p.split_k) + ")";
+      // 2. Time it, now or (rounds > 1) in turns with the shape's other rows below.
+      TimedRow timed{row, kernel, run_p, {}};
+      if (cfg.rounds > 1) {
+        pending.push_back(std::move(timed));
+        continue;
+      }
+      s = take_samples(*timer, ctx, cfg.timing, cfg.cancel, &timed);
       if (!s) {
         TILEKIT_RETURN_IF_ERROR(record_error_row(s, row, rows));
         continue;
       }
-      row.outcome = RowOutcome::kOk;
-      mark_noise(&row);
-      row.detail = listed ? check.summary() : kernel->info.id + ": " + check.summary();
-      if (run_p.split_k > 0 && takes_run_time_split_k(kernel->info))
-        row.detail += " (split-k " + std::to_string(run_p.split_k) + ")";
-      row.gflops = row.timing.median_s > 0 ? row.flops / row.timing.median_s / 1e9 : 0;
-      rows->push_back(row);
+      rows->push_back(finish_row(timed, cfg.timing));
     }
+    TILEKIT_RETURN_IF_ERROR(time_in_rounds(*timer, cfg, &pending, rows));
     // Ratios against the mode's baseline measured at this shape in this run.
     double base = 0;
     for (const auto& r : *rows)

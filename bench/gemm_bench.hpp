@@ -40,6 +40,10 @@ struct GemmBenchConfig {
   int split_k = 0;           // GemmProblem::split_k of every row (0: each kernel chooses)
   uint64_t seed = 20261122;
   TimingPolicy timing;
+  // 1: each row's samples in one block. More: every verified row of a shape is timed in this
+  // many rounds, the rows in turn (round_policy), so that rows compare without the GPU's drift
+  // between blocks of samples (`tilekit tune --evaluate` pairs auto with the fastest this way).
+  int rounds = 1;
   // Called before each (kernel, size) with a one-line description; and with rows as they finish.
   std::function<void(int done, int total, const std::string& what)> progress;
   const std::atomic<bool>* cancel = nullptr;

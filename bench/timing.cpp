@@ -44,31 +44,51 @@ Timing summarize(std::vector<double> seconds, double target_noise) {
 
 std::unique_ptr<SampleTimer> make_cpu_timer() { return std::make_unique<CpuTimer>(); }
 
-Status measure(SampleTimer& timer, const std::function<Status()>& run, const TimingPolicy& policy,
-               const std::atomic<bool>* cancel, Timing* out) {
+Status measure_samples(SampleTimer& timer, const std::function<Status()>& run,
+                       const TimingPolicy& policy, const std::atomic<bool>* cancel,
+                       std::vector<double>* samples) {
   auto cancelled = [&] { return cancel && cancel->load(); };
   double seconds = 0;
   for (int i = 0; i < policy.warmup; ++i) {
     if (cancelled()) return Status(StatusCode::kCancelled, "interrupted");
     TILEKIT_RETURN_IF_ERROR(timer.time_once(run, &seconds));
   }
-  std::vector<double> samples;
+  std::vector<double> mine;
   double total = 0;
   while (true) {
     if (cancelled()) return Status(StatusCode::kCancelled, "interrupted");
     TILEKIT_RETURN_IF_ERROR(timer.time_once(run, &seconds));
-    samples.push_back(seconds);
+    mine.push_back(seconds);
     total += seconds;
-    const int n = static_cast<int>(samples.size());
+    const int n = static_cast<int>(mine.size());
     if (n >= policy.max_samples || total >= policy.max_time_s) break;
     if (n >= policy.min_samples && total >= policy.min_time_s &&
-        summarize(samples, policy.target_noise).converged)
+        summarize(mine, policy.target_noise).converged)
       break;
   }
+  samples->insert(samples->end(), mine.begin(), mine.end());
+  return Status::ok();
+}
+
+Status measure(SampleTimer& timer, const std::function<Status()>& run, const TimingPolicy& policy,
+               const std::atomic<bool>* cancel, Timing* out) {
+  std::vector<double> samples;
+  TILEKIT_RETURN_IF_ERROR(measure_samples(timer, run, policy, cancel, &samples));
   *out = summarize(samples, policy.target_noise);
   // A run so slow that max_time_s allowed fewer than min_samples is reported as unconverged.
   if (out->samples < policy.min_samples) out->converged = false;
   return Status::ok();
+}
+
+TimingPolicy round_policy(const TimingPolicy& policy, int rounds, int round) {
+  if (rounds <= 1) return policy;
+  TimingPolicy t = policy;
+  t.warmup = round == 0 ? policy.warmup : 0;
+  t.min_samples = std::max(1, (policy.min_samples + rounds - 1) / rounds);
+  t.max_samples = std::max(1, policy.max_samples / rounds);
+  t.min_time_s = policy.min_time_s / rounds;
+  t.max_time_s = policy.max_time_s / rounds;
+  return t;
 }
 
 }  // namespace tilekit::bench

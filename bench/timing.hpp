@@ -55,5 +55,15 @@ Status make_gpu_timer(const Context& ctx, bool flush_l2, std::unique_ptr<SampleT
 // Warm-up, then samples until the policy says stop. Checks `cancel` between samples.
 Status measure(SampleTimer& timer, const std::function<Status()>& run, const TimingPolicy& policy,
                const std::atomic<bool>* cancel, Timing* out);
+// The same, appending the samples themselves (for timings taken in several rounds).
+Status measure_samples(SampleTimer& timer, const std::function<Status()>& run,
+                       const TimingPolicy& policy, const std::atomic<bool>* cancel,
+                       std::vector<double>* samples);
+
+// Round `round` (from 0) of `policy` split over `rounds` rounds: the warm-up in the first round
+// only, and each round 1/rounds of the samples and times (at least one sample). Rows timed in
+// turns, a round each, see the GPU's slow drifts (clocks, temperature) alike, so that their
+// medians compare where one block of samples per row would not (GemmBenchConfig::rounds).
+TimingPolicy round_policy(const TimingPolicy& policy, int rounds, int round);
 
 }  // namespace tilekit::bench

@@ -93,6 +93,11 @@ search = max(r.get("select_search_us", 0) for r in rows)
 print(f"{dtype}: {len(rows)} shapes; auto within 1.05x of the fastest own kernel on {within} "
       f"({100 * within / len(rows):.1f}%), within 1.3x on {within13}; worst {worst['ratio']:.3f}x "
       f"at {worst['ops']} {worst['m']}x{worst['n']}x{worst['k']}; selection at most {select:.2f} us ({search:.2f} us searching)")
+# The sweep's own ratios (one block of samples per row), for comparison with the paired ones.
+sweep = [r["sweep_auto_s"] / r["sweep_best_s"] for r in rows if r.get("sweep_best_s", 0) > 0]
+if sweep:
+    print(f"{dtype} in the sweep alone: within 1.05x on {sum(x <= 1.05 for x in sweep)}, within 1.3x "
+          f"on {sum(x <= 1.3 for x in sweep)}; worst {max(sweep):.3f}x")
 PY
     ;;
   *) echo "unknown phase $PHASE" >&2; exit 2 ;;

@@ -271,6 +271,12 @@ class Cli(unittest.TestCase):
             self.assertGreater(row["auto_s"], 0)
             self.assertIn(row["best_kernel"], row["kernel_times_s"])
             self.assertAlmostEqual(row["ratio"], row["auto_s"] / row["best_s"])
+            # The ratio is the paired timing's; the sweep's fastest is kept beside it, and the
+            # paired fastest is one of the sweep's close contenders.
+            self.assertIn(row["sweep_best_kernel"], row["kernel_times_s"])
+            self.assertEqual(row["sweep_best_s"], min(row["kernel_times_s"].values()))
+            self.assertGreater(row["sweep_auto_s"], 0)
+            self.assertLessEqual(row["kernel_times_s"][row["best_kernel"]], 1.1 * row["sweep_best_s"])
             self.assertGreater(row["select_us"], 0)
             self.assertGreater(row["select_search_us"], 0)
         self.assertRegex(r.stdout, r"selection at most [0-9.]+ us per call \([0-9.]+ us when it searches\)")
@@ -528,6 +534,24 @@ class Cli(unittest.TestCase):
             doc = json.load(f)
         self.assertEqual(len(doc["rows"]), len(rows))
         self.assertEqual(doc["environment"]["backend"], "cpu")
+
+    def test_bench_interleave_takes_each_rows_samples_in_rounds(self):
+        # A time cap below one sample's time ends each round after one sample: five rounds give
+        # five samples per row, where one block gives one.
+        js = self.path("i.json")
+        r = run("bench", "gemm", "--backend", "cpu", "--sizes", "24", "--kernels", "gemm.cpu.*",
+                "--interleave", "5", "--max-time", "1e-9", "--json", js)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(js) as f:
+            ran = [row for row in json.load(f)["rows"] if row["outcome"] == "ok"]
+        self.assertEqual(len(ran), 3)
+        self.assertEqual([row["samples"] for row in ran], [5, 5, 5])
+        r = run("bench", "gemm", "--backend", "cpu", "--sizes", "24", "--interleave", "0")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--interleave", r.stderr)
+        r = run("bench", "gemm", "--gpus", "2", "--interleave", "2")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("leave --interleave out", r.stderr)
 
     def test_bench_compute_modes_compare_with_the_modes_baseline(self):
         # f32 inputs in another mode: OpenBLAS SGEMM runs beside it, in f32, as the 100% row.

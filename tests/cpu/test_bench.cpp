@@ -70,6 +70,24 @@ TEST(Timing, MeasureStopsAtMaxSamples) {
   EXPECT_EQ(calls, 8);  // one warm-up
 }
 
+TEST(Timing, RoundsSplitThePolicyAndWarmUpOnce) {
+  TimingPolicy policy;
+  policy.warmup = 2;
+  policy.min_samples = 10;
+  policy.max_samples = 200;
+  policy.min_time_s = 0.08;
+  policy.max_time_s = 2.0;
+  const TimingPolicy first = round_policy(policy, 4, 0), later = round_policy(policy, 4, 3);
+  EXPECT_EQ(first.warmup, 2);
+  EXPECT_EQ(later.warmup, 0);
+  EXPECT_EQ(later.min_samples, 3);  // rounded up: four rounds take at least the 10 asked for
+  EXPECT_EQ(later.max_samples, 50);
+  EXPECT_DOUBLE_EQ(later.min_time_s, 0.02);
+  EXPECT_DOUBLE_EQ(later.max_time_s, 0.5);
+  EXPECT_EQ(round_policy(policy, 1, 0).min_samples, 10);  // one round is the policy itself
+  EXPECT_EQ(round_policy(policy, 500, 1).max_samples, 1);  // never a round without a sample
+}
+
 TEST(Timing, CancelStopsMeasurement) {
   auto timer = make_cpu_timer();
   std::atomic<bool> cancel{true};
@@ -114,6 +132,25 @@ TEST(GemmBench, CpuRunVerifiesEveryRowAndComparesWithTheBaseline) {
   for (const GemmKernel* k : Registry::instance().match_gemm("gemm.cpu.*"))
     f32_kernels += k->info.types == GemmTypes{} ? 1 : 0;
   EXPECT_EQ(rows.size(), 2 * f32_kernels);
+}
+
+TEST(GemmBench, RoundsTimeEveryVerifiedRowInTurns) {
+  GemmBenchConfig cfg;
+  cfg.ctx = Context::cpu();
+  ASSERT_TRUE(parse_sizes("20,8x24x16", &cfg.shapes).is_ok());
+  cfg.kernels = "gemm.cpu.*,auto";
+  cfg.rounds = 3;
+  cfg.timing.max_time_s = 1e-12;  // one sample a round
+  std::vector<BenchRow> rows;
+  ASSERT_TRUE(run_gemm_bench(cfg, &rows).is_ok());
+  int ran = 0;
+  for (const auto& r : rows) {
+    if (r.outcome != RowOutcome::kOk) continue;
+    ++ran;
+    EXPECT_EQ(r.timing.samples, 3) << r.kernel;
+    EXPECT_GT(r.gflops, 0) << r.kernel;
+  }
+  EXPECT_EQ(ran, 2 * 4);  // reference, blocked, OpenBLAS and auto at both sizes
 }
 
 TEST(GemmBench, OtherComputeModesAndTheAutoRow) {

@@ -43,6 +43,7 @@ struct BenchOptions {
   bool no_flush = false;
   int min_samples = 10;
   double max_time = 2.0;
+  int interleave = 1;  // bench gemm: rounds in which each size's rows take their samples in turn
   BackendOptions backend;
   // --gpus N: one GEMM over N GPUs through NCCL (bench/gemm_dist_bench.hpp, docs/multigpu.md).
   int gpus = 0;
@@ -179,6 +180,9 @@ void apply_common(const BenchOptions& o, Config* cfg) {
 
 // `bench gemm --gpus N`: its own table (per-GPU and aggregate TFLOP/s, scaling, communication).
 int run_bench_gemm_gpus(const BenchOptions& o) {
+  if (o.interleave != 1)
+    return fail(invalid_argument("--interleave times one GPU's rows in turns; --gpus times a "
+                                 "distributed GEMM per row: leave --interleave out"));
   bench::DistBenchConfig cfg;
   cfg.gpus = o.gpus;
   Status s = bench::parse_sizes(o.sizes.empty() ? "16384" : o.sizes, &cfg.shapes);
@@ -250,6 +254,7 @@ int run_bench_gemm(const BenchOptions& o) {
   cfg.op_b = o.trans_b ? Op::kT : Op::kN;
   cfg.alpha = o.alpha;
   cfg.beta = o.beta;
+  cfg.rounds = o.interleave;
   BenchSession session;
   cfg.progress = session.progress();
   cfg.cancel = session.cancel();
@@ -348,6 +353,11 @@ void add_bench_command(CLI::App& app, int* exit_code) {
       ->check(positive())
       ->capture_default_str();
   add_backend_options(cmd, &o->backend);
+  cmd->add_option("--interleave", o->interleave,
+                  "time each size's rows in N rounds, in turn, so that they see the GPU's slow "
+                  "drifts alike (samples and times per row as without it)")
+      ->transform(integer_in_range(1, 100))
+      ->capture_default_str();
   cmd->add_option("--gpus", o->gpus,
                   "one GEMM over GPUs 0..N-1 through NCCL, beside one GPU and cuBLASXt "
                   "(default sizes 16384; docs/multigpu.md)")
