@@ -430,7 +430,9 @@ def devices() -> list:
 
 def kernels(glob: str = "*") -> list:
     """Registered kernels whose id matches the shell-style glob, as dicts (id, op, backend,
-    dtype, family, ladder step, role, tile, requirements)."""
+    dtype, family, ladder step, role, tile, requirements, min_sm, and input_rounding: how a GEMM
+    kernel rounds float32 inputs for a tf32, f32_3xtf32 or bf16 mode, "nearest" or "faithful";
+    None where the mode rounds no input)."""
     if not isinstance(glob, str):
         raise TypeError(f"glob: expected a str, got {type(glob).__name__}")
     return _tilekit.kernels(glob)

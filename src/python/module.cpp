@@ -471,6 +471,11 @@ nb::list kernels(const std::string& glob) {
     d["tile"] = k.tile;
     d["requirements"] = k.requirements;
     d["min_sm"] = k.min_sm;
+    // None where the mode rounds no input, as `tilekit list` prints "-" there.
+    if (tilekit::rounds_inputs(k))
+      d["input_rounding"] = tilekit::input_rounding_name(k.input_rounding);
+    else
+      d["input_rounding"] = nb::none();
     out.append(d);
   }
   return out;

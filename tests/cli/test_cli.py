@@ -83,6 +83,16 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("gemm.cpu.reference.f32", r.stdout)
         self.assertIn("gemm.cpu.openblas.f32", r.stdout)
+        # The input rounding column: a word where the mode rounds float32 inputs, else "-".
+        lines = r.stdout.splitlines()
+        col = lines[0].index("rounding")
+        rounding = {line.split()[0]: line[col:].split()[0] for line in lines[1:] if line.strip()}
+        self.assertEqual(rounding["gemm.cpu.reference.f32_tf32"], "nearest")
+        self.assertEqual(rounding["gemm.cpu.reference.f32_3xtf32"], "nearest")
+        for kernel in ("gemm.cpu.reference.f32", "gemm.cpu.reference.bf16", "transpose.cpu.reference.f32"):
+            self.assertEqual(rounding[kernel], "-", kernel)
+        if "gemm.cuda.cublas.f32_tf32" in rounding:
+            self.assertEqual(rounding["gemm.cuda.cublas.f32_tf32"], "faithful")
         r = run("list", "gemm.cpu.open*")
         self.assertNotIn("gemm.cpu.reference.f32", r.stdout)
         self.assertEqual(run("list", "nothing*").returncode, 2)
