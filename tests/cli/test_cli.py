@@ -595,6 +595,25 @@ class Cli(unittest.TestCase):
                                 "matches no")
         self.assert_usage_error(run("accuracy", "--backend", "cpu", "--m", "0"), "--m")
 
+    def test_accuracy_ctrl_c_keeps_finished_rows(self):
+        csv, js = self.path("acc-int.csv"), self.path("acc-int.json")
+        ks = ",".join(str(k) for k in range(4096, 8193, 64))  # a CPU reference each: tens of seconds
+        p = subprocess.Popen([TILEKIT, "accuracy", "--backend", "cpu", "--kernels", "gemm.cpu.openblas*",
+                              "--k", ks, "--csv", csv, "--json", js],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        progress = interrupt_after_first_row(p)
+        out, err = p.communicate(timeout=120)
+        err = progress + err
+        self.assertEqual(p.returncode, 130, out + err)
+        self.assertIn("interrupted; kept", err)
+        self.assertIn("gemm.cpu.openblas.f32", out)
+        with open(csv) as f:
+            lines = f.read().splitlines()
+        self.assertGreaterEqual(len(lines), 2)  # header and at least one finished row
+        self.assertLess(len(lines), 1 + len(ks.split(",")))  # stopped before the end
+        with open(js) as f:
+            self.assertEqual(len(json.load(f)["rows"]), len(lines) - 1)
+
     def test_bench_bad_sizes(self):
         self.assert_usage_error(run("bench", "gemm", "--backend", "cpu", "--sizes", "12,abc"), "'abc'")
 
