@@ -206,6 +206,13 @@ struct Selection {
 // True when the kernel takes GemmProblem::split_k at run time (the tuner then measures splits).
 inline bool takes_run_time_split_k(const KernelInfo& k) { return k.tiling.split_k < 0; }
 
+// True when the kernel's mode rounds FP32 inputs into a narrower format (tf32, f32_3xtf32, f32
+// storage in bf16 mode), the only kernels whose input_rounding changes what they compute; the
+// others multiply their inputs as stored.
+inline bool rounds_inputs(const KernelInfo& k) {
+  return k.op == "gemm" && input_unit_roundoff(k.types.a, k.types.compute) > 0;
+}
+
 // The kernel gemm(..., kernel "auto") runs for `p` on ctx: tilekit's own kernels only (vendor
 // kernels when `allow_vendor`), never a lower-precision compute mode than p.types asks for.
 Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, bool allow_vendor,

@@ -14,6 +14,7 @@ error for runtime failures. When an error is raised, nothing has been written to
 
 from __future__ import annotations
 
+import operator
 import sys
 from typing import Any, Optional
 
@@ -30,6 +31,8 @@ Stream = Any  # an int (cudaStream_t), a torch.cuda.Stream or a cupy.cuda.Stream
 
 # The codes _tilekit returns for an operand that needs a contiguous copy.
 _NEEDS_COPY_A, _NEEDS_COPY_B, _NEEDS_COPY_OUT = 1, 2, 4
+# GemmProblem::split_k is a C int.
+_INT_MAX = 2**31 - 1
 
 
 # ---- the caller's array library ------------------------------------------------------------------
@@ -229,10 +232,26 @@ def _result_shape(a: Any, b: Any, trans_a: bool, trans_b: bool) -> Optional[tupl
     return (sa[1] if trans_a else sa[0], sb[0] if trans_b else sb[1])
 
 
+def _split_k(split_k: Any) -> int:
+    """split_k as the int the library takes, or the error naming it."""
+    # bool is an int to Python, but split_k=True is a slip, not one slice.
+    if isinstance(split_k, bool):
+        raise TypeError("split_k: expected an int, got bool")
+    try:
+        value = operator.index(split_k)  # int and NumPy integers; not float
+    except TypeError:
+        raise TypeError(f"split_k: expected an int, got {type(split_k).__name__}") from None
+    if value < 0:
+        raise ValueError(f"split_k: {value} must be >= 0 (0: the kernel or the tuner chooses)")
+    if value > _INT_MAX:
+        raise ValueError(f"split_k: {value} is more than {_INT_MAX}")
+    return value
+
+
 def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, beta: float = 0.0,
          trans_a: bool = False, trans_b: bool = False, compute: Optional[str] = None,
          kernel: str = "auto", out: Optional[Array] = None, allow_vendor: bool = False,
-         stream: Stream = None) -> Array:
+         split_k: int = 0, stream: Stream = None) -> Array:
     """General matrix multiply: ``alpha · op(a) · op(b) + beta · c``, op(x) = xᵀ when trans_x.
 
     Args:
@@ -250,6 +269,10 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
             updates c in place; otherwise c is copied into the result first. Default: a new
             float32 array of a's library and device.
         allow_vendor: let "auto" choose cuBLAS / OpenBLAS too.
+        split_k: how many k-slices a kernel that takes a run-time k split (such as
+            ``gemm.cuda.10_split_k``) cuts k into; 0 (default): the kernel, or the tune cache
+            entry that "auto" chose, decides. Other kernels ignore it. The result stays within
+            the same error bound whatever the value.
         stream: CUDA stream to run on (int handle, torch.cuda.Stream, cupy.cuda.Stream);
             default: the producer's current stream. Never synchronises the device.
 
@@ -258,9 +281,10 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
 
     Raises:
         TypeError: a non-array or an unsupported dtype (the message names the argument).
-        ValueError: mismatched shapes, devices, a bad compute mode or kernel.
+        ValueError: mismatched shapes, devices, a bad compute mode or kernel, a negative split_k.
         RuntimeError: a CUDA failure, with the CUDA error.
     """
+    split_k = _split_k(split_k)
     a = _adopt(a, "a")
     b = _adopt(b, "b")
     if c is not None:
@@ -269,14 +293,15 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
         out = _adopt(out, "out")
     handle, on_stream = _resolve_stream(a, (a, b, c, out), stream)
     args = (a, b, c, out, float(alpha), float(beta), bool(trans_a), bool(trans_b), compute or "",
-            kernel, bool(allow_vendor), handle)
+            kernel, bool(allow_vendor), split_k, handle)
     if on_stream is None:  # the common case, kept free of a context manager's cost
         return _gemm_on(*args)
     with on_stream:
         return _gemm_on(*args)
 
 
-def _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel, allow_vendor, handle):
+def _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel, allow_vendor, split_k,
+             handle):
     reads_c = c is not None and beta != 0.0
     if out is None and c is None and beta != 0.0:
         raise ValueError(f"beta: {beta} scales c, but no c (or out) was given")
@@ -292,18 +317,18 @@ def _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel, allow
         target = _copy(c)
     code = _tilekit.gemm(_export(a), _export(b), None if c is None else _export(c),
                          _export(target), alpha, beta, trans_a, trans_b, compute, kernel,
-                         allow_vendor, handle)
+                         allow_vendor, split_k, handle)
     if code == _NEEDS_COPY_A or code == _NEEDS_COPY_B:
         a = _contiguous(a) if code == _NEEDS_COPY_A else a
         b = _contiguous(b) if code == _NEEDS_COPY_B else b
         return _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel,
-                        allow_vendor, handle)
+                        allow_vendor, split_k, handle)
     if code == _NEEDS_COPY_OUT:
         # target is the caller's out (or holds c's values): compute in a contiguous copy of it,
         # which then plays C, and assign back only on success.
         tmp = _contiguous(target)
         _gemm_on(a, b, None, tmp, alpha, beta, trans_a, trans_b, compute, kernel, allow_vendor,
-                 handle)
+                 split_k, handle)
         if out is None:
             return tmp
         _assign(out, tmp)
@@ -315,13 +340,14 @@ def _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel, allow
 
 
 def matmul(a: Array, b: Array, *, out: Optional[Array] = None, kernel: str = "auto",
-           stream: Stream = None) -> Array:
+           split_k: int = 0, stream: Stream = None) -> Array:
     """``a @ b`` for 2-D arrays, NumPy's semantics: the result has the inputs' dtype.
 
     float32 and bfloat16 results are computed directly (bfloat16 with FP32 accumulation);
     float16 is computed into float32 and rounded once to float16 (tilekit has no float16 C).
     See ``gemm`` for the arguments.
     """
+    split_k = _split_k(split_k)  # before anything is allocated
     a = _adopt(a, "a")
     b = _adopt(b, "b")
     dtype = _dtype_name(a)
@@ -329,8 +355,8 @@ def matmul(a: Array, b: Array, *, out: Optional[Array] = None, kernel: str = "au
         shape = _result_shape(a, b, False, False)
         if out is None and shape is not None and dtype == "bfloat16":
             out = _empty_like_lib(a, shape, "bfloat16")
-        return gemm(a, b, out=out, kernel=kernel, stream=stream)
-    result = gemm(a, b, kernel=kernel, stream=stream)
+        return gemm(a, b, out=out, kernel=kernel, split_k=split_k, stream=stream)
+    result = gemm(a, b, kernel=kernel, split_k=split_k, stream=stream)
     handle, on_stream = _resolve_stream(a, (), stream)
     with on_stream or _Nothing():
         if out is None:
@@ -404,7 +430,9 @@ def devices() -> list:
 
 def kernels(glob: str = "*") -> list:
     """Registered kernels whose id matches the shell-style glob, as dicts (id, op, backend,
-    dtype, family, ladder step, role, tile, requirements)."""
+    dtype, family, ladder step, role, tile, requirements, min_sm, and input_rounding: how a GEMM
+    kernel rounds float32 inputs for a tf32, f32_3xtf32 or bf16 mode, "nearest" or "faithful";
+    None where the mode rounds no input)."""
     if not isinstance(glob, str):
         raise TypeError(f"glob: expected a str, got {type(glob).__name__}")
     return _tilekit.kernels(glob)

@@ -262,7 +262,7 @@ void require_same_place(const Where& got, const Where& want, const char* arg, co
 
 int gemm(nb::handle a_obj, nb::handle b_obj, nb::handle c_obj, nb::handle out_obj, float alpha,
          float beta, bool trans_a, bool trans_b, const std::string& compute,
-         const std::string& kernel, bool allow_vendor, uintptr_t stream) {
+         const std::string& kernel, bool allow_vendor, int split_k, uintptr_t stream) {
   InArray a = input_array(a_obj, "a");
   InArray b = input_array(b_obj, "b");
   require_ndim(a, 2, "a");
@@ -324,13 +324,30 @@ int gemm(nb::handle a_obj, nb::handle b_obj, nb::handle c_obj, nb::handle out_ob
   if (!operand_in(da, layout, trans_a, &op_a, &lda)) return 1;
   if (!operand_in(db, layout, trans_b, &op_b, &ldb)) return 2;
 
+  // A problem rather than gemm_ex's arguments: split_k is a field of the problem only.
+  tilekit::GemmProblem p;
+  p.layout = layout;
+  p.op_a = op_a;
+  p.op_b = op_b;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.types = types;
+  p.alpha = alpha;
+  p.a = a.data();
+  p.lda = lda;
+  p.b = b.data();
+  p.ldb = ldb;
+  p.beta = beta;
+  p.c = out.data();
+  p.ldc = ldc;
+  p.split_k = split_k;
   Context& ctx = context_for(where, stream);
   tilekit::GemmOptions options{kernel, allow_vendor};
   Status s;
   {
     nb::gil_scoped_release release;
-    s = tilekit::gemm_ex(ctx, layout, op_a, op_b, m, n, k, types, alpha, a.data(), lda, b.data(),
-                         ldb, beta, out.data(), ldc, options);
+    s = tilekit::gemm(ctx, p, options);
   }
   if (!s) raise_status(s, "tilekit.gemm");
   return 0;
@@ -454,6 +471,11 @@ nb::list kernels(const std::string& glob) {
     d["tile"] = k.tile;
     d["requirements"] = k.requirements;
     d["min_sm"] = k.min_sm;
+    // None where the mode rounds no input, as `tilekit list` prints "-" there.
+    if (tilekit::rounds_inputs(k))
+      d["input_rounding"] = tilekit::input_rounding_name(k.input_rounding);
+    else
+      d["input_rounding"] = nb::none();
     out.append(d);
   }
   return out;
@@ -514,10 +536,11 @@ NB_MODULE(_tilekit, m) {
             "in the caller's array library and choose the stream; these take every array "
             "ready-made.";
   m.def("gemm", &gemm, "a"_a, "b"_a, "c"_a.none(), "out"_a, "alpha"_a, "beta"_a, "trans_a"_a,
-        "trans_b"_a, "compute"_a, "kernel"_a, "allow_vendor"_a, "stream"_a,
+        "trans_b"_a, "compute"_a, "kernel"_a, "allow_vendor"_a, "split_k"_a, "stream"_a,
         "out = alpha·op(a)·op(b) + beta·out on a's device and `stream` (0: the legacy default "
         "stream). `c` is only checked (shape, dtype, device); `out` must already hold it when "
-        "beta != 0. `compute` '' picks f32 for float32 inputs and bf16 for 16-bit ones. Returns 0, "
+        "beta != 0. `compute` '' picks f32 for float32 inputs and bf16 for 16-bit ones. "
+        "`split_k` is GemmProblem::split_k (0: the kernel or the tuner chooses). Returns 0, "
         "or 1, 2, 4 when a, b or out is a view no leading dimension describes (nothing was run).");
   m.def("transpose", &transpose, "a"_a, "out"_a, "kernel"_a, "stream"_a,
         "out = aᵀ (float32). Returns 0, or 1 / 2 when a / out needs a contiguous copy.");

@@ -83,6 +83,16 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("gemm.cpu.reference.f32", r.stdout)
         self.assertIn("gemm.cpu.openblas.f32", r.stdout)
+        # The input rounding column: a word where the mode rounds float32 inputs, else "-".
+        lines = r.stdout.splitlines()
+        col = lines[0].index("rounding")
+        rounding = {line.split()[0]: line[col:].split()[0] for line in lines[1:] if line.strip()}
+        self.assertEqual(rounding["gemm.cpu.reference.f32_tf32"], "nearest")
+        self.assertEqual(rounding["gemm.cpu.reference.f32_3xtf32"], "nearest")
+        for kernel in ("gemm.cpu.reference.f32", "gemm.cpu.reference.bf16", "transpose.cpu.reference.f32"):
+            self.assertEqual(rounding[kernel], "-", kernel)
+        if "gemm.cuda.cublas.f32_tf32" in rounding:
+            self.assertEqual(rounding["gemm.cuda.cublas.f32_tf32"], "faithful")
         r = run("list", "gemm.cpu.open*")
         self.assertNotIn("gemm.cpu.reference.f32", r.stdout)
         self.assertEqual(run("list", "nothing*").returncode, 2)
@@ -608,6 +618,25 @@ class Cli(unittest.TestCase):
         self.assert_usage_error(run("accuracy", "--backend", "cpu", "--kernels", "gemm.zzz*", "--k", "8"),
                                 "matches no")
         self.assert_usage_error(run("accuracy", "--backend", "cpu", "--m", "0"), "--m")
+
+    def test_accuracy_ctrl_c_keeps_finished_rows(self):
+        csv, js = self.path("acc-int.csv"), self.path("acc-int.json")
+        ks = ",".join(str(k) for k in range(4096, 8193, 64))  # a CPU reference each: tens of seconds
+        p = subprocess.Popen([TILEKIT, "accuracy", "--backend", "cpu", "--kernels", "gemm.cpu.openblas*",
+                              "--k", ks, "--csv", csv, "--json", js],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        progress = interrupt_after_first_row(p)
+        out, err = p.communicate(timeout=120)
+        err = progress + err
+        self.assertEqual(p.returncode, 130, out + err)
+        self.assertIn("interrupted; kept", err)
+        self.assertIn("gemm.cpu.openblas.f32", out)
+        with open(csv) as f:
+            lines = f.read().splitlines()
+        self.assertGreaterEqual(len(lines), 2)  # header and at least one finished row
+        self.assertLess(len(lines), 1 + len(ks.split(",")))  # stopped before the end
+        with open(js) as f:
+            self.assertEqual(len(json.load(f)["rows"]), len(lines) - 1)
 
     def test_bench_bad_sizes(self):
         self.assert_usage_error(run("bench", "gemm", "--backend", "cpu", "--sizes", "12,abc"), "'abc'")

@@ -58,6 +58,24 @@ TEST(Registry, OnlyVendorKernelsDeclareFaithfulInputRounding) {
       EXPECT_EQ(k.info.input_rounding, InputRounding::kNearest) << k.info.id;
 }
 
+// `tilekit list` and tilekit.kernels() show input_rounding where the mode rounds FP32 inputs
+// (tf32, 3xtf32, f32 stored in bf16 mode), and "-" / None elsewhere, where it means nothing.
+TEST(Registry, RoundsInputsWhereTheModeRoundsFp32InputsOnly) {
+  const Registry& r = Registry::instance();
+  for (const char* id : {"gemm.cpu.reference.f32_tf32", "gemm.cpu.reference.f32_3xtf32",
+                         "gemm.cpu.reference.f32_bf16"}) {
+    const GemmKernel* k = r.find_gemm(id);
+    ASSERT_NE(k, nullptr) << id;
+    EXPECT_TRUE(rounds_inputs(k->info)) << id;
+  }
+  for (const char* id : {"gemm.cpu.reference.f32", "gemm.cpu.reference.bf16",
+                         "gemm.cpu.reference.f16_cbf16", "transpose.cpu.reference.f32"}) {
+    const auto entries = r.match_any(id);
+    ASSERT_EQ(entries.size(), 1u) << id;
+    EXPECT_FALSE(rounds_inputs(*entries[0].info)) << id;
+  }
+}
+
 TEST(Registry, EveryKernelIsCompleteAndUniquelyNamed) {
   std::set<std::string> ids;
   for (const auto& k : Registry::instance().gemm_kernels()) {

@@ -57,6 +57,14 @@ GEMM_CASES = [
      ["stream"]),
     ("stream negative", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), stream=-1, out=o),
      ValueError, ["stream"]),
+    ("split_k negative", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), split_k=-1, out=o),
+     ValueError, ["split_k", "-1", ">= 0"]),
+    ("split_k too large", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), split_k=2**31, out=o),
+     ValueError, ["split_k", "2147483648"]),
+    ("split_k float", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), split_k=2.0, out=o),
+     TypeError, ["split_k", "float"]),
+    ("split_k bool", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), split_k=True, out=o),
+     TypeError, ["split_k", "bool"]),
 ]
 
 
@@ -124,6 +132,8 @@ def test_matmul_bad_input():
         tilekit.matmul(f32(4, 3), f32(4, 3))
     with pytest.raises(TypeError, match="a:.*float64"):
         tilekit.matmul(np.ones((2, 2)), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="split_k: -2"):
+        tilekit.matmul(f32(4, 3), f32(3, 5), split_k=-2)
 
 
 @pytest.mark.parametrize("call,exc,words", [

@@ -213,6 +213,26 @@ def test_any_cpu_dlpack_producer(rng):
     assert np.array_equal(tilekit.transpose(OnlyDLPack(a)), a.T)
 
 
+def test_split_k_reaches_the_problem_and_changes_no_cpu_result(rng):
+    """split_k is GemmProblem::split_k. No CPU kernel takes a run-time k split, so any valid
+    value gives the bits of the call without it; the library's own check of the problem (which
+    the binding is called past the Python layer's check to reach) shows the value arrives."""
+    a, b = operand(rng, 37, 300), operand(rng, 300, 23)
+    for kernel in ["auto", "gemm.cpu.reference.f32"]:
+        want = tilekit.gemm(a, b, kernel=kernel)
+        assert_gemm_close(want, *gemm_reference(a, b), what=kernel)
+        for split_k in (0, 1, 4, np.int64(7), 2**31 - 1):
+            got = tilekit.gemm(a, b, kernel=kernel, split_k=split_k)
+            assert np.array_equal(got, want), f"{kernel} split_k={split_k}"
+    assert np.array_equal(tilekit.matmul(a, b, split_k=3), tilekit.matmul(a, b))
+    out = np.zeros((37, 23), np.float32)
+    with pytest.raises(ValueError, match="split_k = -1"):
+        tilekit._tilekit.gemm(a=a, b=b, c=None, out=out, alpha=1.0, beta=0.0, trans_a=False,
+                              trans_b=False, compute="", kernel="auto", allow_vendor=False,
+                              split_k=-1, stream=0)
+    assert not out.any()
+
+
 def test_stream_argument_is_accepted_on_the_cpu(rng):
     a, b = operand(rng, 3, 2), operand(rng, 2, 5)
     assert_gemm_close(tilekit.gemm(a, b, stream=0), *gemm_reference(a, b))

@@ -27,6 +27,15 @@ def test_kernels():
     gemm = tilekit.kernels("gemm.cpu.*")
     assert gemm and all(k["op"] == "gemm" and k["backend"] == "cpu" for k in gemm)
     assert {k["role"] for k in every} <= {"tilekit", "vendor", "reference"}
+    rounding = {k["id"]: k["input_rounding"] for k in every}
+    assert set(rounding.values()) <= {"nearest", "faithful", None}
+    assert rounding["gemm.cpu.reference.f32_tf32"] == "nearest"
+    assert rounding["gemm.cpu.reference.f32_bf16"] == "nearest"
+    # f32 mode, 16-bit storage in bf16 mode, other ops: nothing is rounded, so no rounding.
+    for kernel in ["gemm.cpu.reference.f32", "gemm.cpu.reference.bf16", "transpose.cpu.reference.f32"]:
+        assert rounding[kernel] is None, kernel
+    if "gemm.cuda.cublas.f32_tf32" in rounding:
+        assert rounding["gemm.cuda.cublas.f32_tf32"] == "faithful"
     assert tilekit.kernels("no.such.*") == []
 
 

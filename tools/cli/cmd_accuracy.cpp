@@ -1,13 +1,12 @@
 // cmd_accuracy.cpp — `tilekit accuracy`: each kernel's error against the FP64 product of its FP32
 // inputs as k grows (issue 12's accuracy table; the measures are defined in bench/accuracy.hpp).
-#include <unistd.h>
-
 #include <iostream>
 #include <sstream>
 
 #include "accuracy.hpp"
 #include "cli_common.hpp"
 #include "gemm_bench.hpp"
+#include "sweep_session.hpp"
 
 namespace tilekit::cli {
 namespace {
@@ -48,21 +47,22 @@ int run_accuracy_command(const AccuracyOptions& o) {
   cfg.m = o.m;
   cfg.n = o.n;
   cfg.seed = o.seed;
-  // On a terminal, where the sweep is, rewritten in place (CPU references at large k take a while).
-  const bool tty = ::isatty(STDERR_FILENO);
-  if (tty)
-    cfg.progress = [](int done, int total, const std::string& what) {
-      std::cerr << "\r\033[K[" << done << "/" << total << "] " << what << std::flush;
-    };
+  // As `bench` runs: a progress line (CPU references at large k take a while), and Ctrl-C that
+  // stops before the next kernel with the rows that finished printed and written.
+  SweepSession session;
+  cfg.progress = session.progress();
+  cfg.cancel = session.cancel();
   std::vector<bench::AccuracyRow> rows;
   const Status run = bench::run_accuracy(cfg, &rows);
-  if (tty) std::cerr << "\r\033[K" << std::flush;
-  if (!run && rows.empty()) return fail(run);
+  session.clear_progress();
+  const bool interrupted = run.code() == StatusCode::kCancelled;
+  if (!run && !interrupted && rows.empty()) return fail(run);
   bench::print_accuracy_table(std::cout, rows, cfg.ctx.backend);
   if (!o.csv.empty() && !(s = bench::write_accuracy_csv(o.csv, rows, command_line())))
     return fail(s);
   if (!o.json.empty() && !(s = bench::write_accuracy_json(o.json, rows, command_line())))
     return fail(s);
+  if (interrupted) return SweepSession::interrupted(rows.size());
   if (!run) return fail(run);
   for (const auto& r : rows)
     if (r.outcome == bench::AccuracyOutcome::kError) return kExitRuntime;

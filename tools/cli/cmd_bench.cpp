@@ -1,14 +1,7 @@
 // cmd_bench.cpp — `tilekit bench gemm`: kernels × sizes, verified, timed, in one table.
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdlib>
-#include <condition_variable>
-#include <csignal>
 #include <iostream>
 #include <limits>
-#include <mutex>
-#include <thread>
 
 #include "cli_common.hpp"
 #include "gemm_bench.hpp"
@@ -16,12 +9,10 @@
 #include "memory_bench.hpp"
 #include "report_runner.hpp"
 #include "report.hpp"
+#include "sweep_session.hpp"
 
 namespace tilekit::cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
 
 // Default sizes. The CPU set is what a 2-core machine finishes in well under a minute, including
 // the double-precision reference each size is verified against (at 2048 that alone takes about
@@ -54,39 +45,10 @@ struct BenchOptions {
   bool no_host = false;
 };
 
-// What every `bench` subcommand shares: a progress line on stderr once the sweep has run a few
-// seconds, kept alive by a heartbeat while one long step runs (a CPU reference at a large size
-// takes minutes: it must not look hung), Ctrl-C that stops after the current sample, and the
+// `bench`'s session: the progress line and Ctrl-C of every sweep (sweep_session.hpp), and the
 // table, CSV and JSON of the rows that finished.
-class BenchSession {
+class BenchSession : public SweepSession {
  public:
-  BenchSession() : start_(std::chrono::steady_clock::now()), tty_(::isatty(STDERR_FILENO)) {
-    g_interrupted.store(false);
-    previous_ = std::signal(SIGINT, on_sigint);
-    heartbeat_ = std::thread([this] { beat(); });
-  }
-  ~BenchSession() {
-    stop_heartbeat();
-    std::signal(SIGINT, previous_);
-  }
-  BenchSession(const BenchSession&) = delete;
-  BenchSession& operator=(const BenchSession&) = delete;
-
-  std::function<void(int, int, const std::string&)> progress() {
-    return [this](int done, int total, const std::string& what) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      status_ = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + what;
-      print_locked();
-    };
-  }
-  const std::atomic<bool>* cancel() const { return &g_interrupted; }
-  void clear_progress() {
-    stop_heartbeat();
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (printed_ && tty_) std::cerr << "\r\033[K" << std::flush;
-    printed_ = false;
-  }
-
   // Prints and writes what finished; returns the exit code for the run's status and rows.
   int finish(const Status& run, const std::vector<bench::BenchRow>& rows, const Context& ctx,
              const std::string& baseline, const std::string& ceiling, bool flush,
@@ -109,10 +71,7 @@ class BenchSession {
     Status s;
     if (!csv.empty() && !(s = bench::write_bench_csv(csv, rows, env))) return fail(s);
     if (!json.empty() && !(s = bench::write_bench_json(json, rows, env))) return fail(s);
-    if (run.code() == StatusCode::kCancelled) {
-      std::cerr << "tilekit: interrupted; kept the " << rows.size() << " finished row(s)\n";
-      return kExitInterrupted;
-    }
+    if (run.code() == StatusCode::kCancelled) return interrupted(rows.size());
     if (!run) return fail(run);
     for (const auto& r : rows)
       if (r.outcome == bench::RowOutcome::kFail) return kExitVerify;
@@ -120,51 +79,6 @@ class BenchSession {
       if (r.outcome == bench::RowOutcome::kError) return kExitRuntime;
     return kExitOk;
   }
-
- private:
-  // On a terminal the line is rewritten in place every second; in a log a line is added when
-  // the step changes or, within one step, every kLogHeartbeat.
-  static constexpr std::chrono::seconds kQuietStart{3}, kLogHeartbeat{30};
-
-  void print_locked() {
-    const auto now = std::chrono::steady_clock::now();
-    const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(now - start_);
-    if (elapsed < kQuietStart || status_.empty() || stopped_) return;
-    if (!tty_ && status_ == last_printed_ && now - last_print_ < kLogHeartbeat) return;
-    std::cerr << (tty_ ? "\r\033[K" : "") << status_ << " (" << elapsed.count() << " s)"
-              << (tty_ ? "" : "\n") << std::flush;
-    printed_ = true;
-    last_printed_ = status_;
-    last_print_ = now;
-  }
-
-  void beat() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!stopped_) {
-      wake_.wait_for(lock, std::chrono::seconds(1));
-      print_locked();
-    }
-  }
-
-  void stop_heartbeat() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopped_ = true;
-    }
-    wake_.notify_all();
-    if (heartbeat_.joinable()) heartbeat_.join();
-  }
-
-  std::chrono::steady_clock::time_point start_;
-  bool tty_;
-  void (*previous_)(int) = nullptr;
-  std::mutex mutex_;  // guards everything below and stderr's progress line
-  std::condition_variable wake_;
-  std::string status_, last_printed_;
-  std::chrono::steady_clock::time_point last_print_;
-  bool printed_ = false;
-  bool stopped_ = false;
-  std::thread heartbeat_;
 };
 
 // What every `bench` subcommand takes the same way: seed, baseline, flush and stopping rule.
@@ -291,7 +205,7 @@ int run_bench_memory(bench::MemoryOp op, const BenchOptions& o) {
 
 // `tilekit report` runs under the same progress line and Ctrl-C handling as `bench`.
 int run_report_with_session(const bench::ReportConfig& config) {
-  BenchSession session;
+  SweepSession session;
   bench::ReportConfig cfg = config;
   cfg.progress = session.progress();
   cfg.cancel = session.cancel();

@@ -16,6 +16,12 @@ std::string sm_range(const KernelInfo& i) {
          std::to_string(i.max_sm);
 }
 
+// "nearest" or "faithful" (KernelInfo::input_rounding); "-" where the mode rounds no input, so
+// that a column of "nearest" does not suggest f32 kernels round anything.
+const char* rounding_text(const KernelInfo& i) {
+  return rounds_inputs(i) ? input_rounding_name(i.input_rounding) : "-";
+}
+
 int run_list(const std::string& glob) {
   const auto kernels = Registry::instance().match_any(glob);
   if (kernels.empty()) {
@@ -30,8 +36,9 @@ int run_list(const std::string& glob) {
   }
   // As wide as the longest tile text: a long one must not run into the requirements.
   const int tile_col = static_cast<int>(tile_w) + 2;
-  std::cout << std::left << std::setw(static_cast<int>(w)) << "id" << "  " << std::setw(5)
-            << "step" << std::setw(10) << "role" << std::setw(tile_col) << "tile";
+  std::cout << std::left << std::setw(static_cast<int>(w)) << "id"
+            << "  " << std::setw(5) << "step" << std::setw(10) << "role" << std::setw(tile_col)
+            << "tile" << std::setw(10) << "rounding";
   if (gpu) std::cout << std::setw(6) << "regs" << std::setw(11) << "smem B";
   std::cout << "requirements\n";
   for (const auto& k : kernels) {
@@ -39,7 +46,7 @@ int run_list(const std::string& glob) {
     const char* role = i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit";
     std::cout << std::left << std::setw(static_cast<int>(w)) << i.id << "  " << std::setw(5)
               << i.step << std::setw(10) << role << std::setw(tile_col)
-              << (i.tile.empty() ? "-" : i.tile);
+              << (i.tile.empty() ? "-" : i.tile) << std::setw(10) << rounding_text(i);
     if (gpu) {
       KernelResources r;
       if (i.backend == Backend::kCuda && *k.resources && (*k.resources)(&r) && r.available) {
