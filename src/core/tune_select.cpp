@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -110,11 +111,12 @@ bool admissible(const GemmKernel& k, const GemmProblem& p, const Context& ctx,
   return static_cast<bool>(check_kernel(k, p, ctx, device));  // types, backend, SM, can_implement
 }
 
+// Two significant digits. snprintf, not a stream: the explanation is built on every call that
+// searches, and a stream's locale lookups cost more than the search itself.
 std::string format_distance(double d) {
-  std::ostringstream o;
-  o.precision(2);
-  o << d;
-  return o.str();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g", d);
+  return text;
 }
 
 std::string format_time(double s) {
@@ -163,8 +165,13 @@ Shape row_major_view(const Shape& s, Layout layout) {
 TunedSource make_tuned_source(
     std::string name, std::vector<TuneEntry> entries, const KernelList<GemmKernel>& list,
     const std::function<TileModelDevice(const GemmKernel&)>& model_device) {
-  TunedSource s{std::move(name), std::move(entries), {}, {}, {}, {}};
-  for (const auto& e : s.entries) {
+  TunedSource s{std::move(name), std::move(entries), {}, {}, {}, {}, {}};
+  for (size_t i = 0; i < s.entries.size(); ++i) {
+    const TuneEntry& e = s.entries[i];
+    auto group = std::find_if(s.classes.begin(), s.classes.end(),
+                              [&](const auto& c) { return c.first.same_class(e.bucket); });
+    if (group == s.classes.end()) group = s.classes.insert(s.classes.end(), {e.bucket, {}});
+    group->second.push_back(i);
     s.kernels.push_back(list.find(e.kernel));
     s.places.push_back(place_of(entry_shape(e)));
     std::vector<ResolvedCandidate> resolved;
@@ -252,15 +259,18 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
 
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out) {
+  if (src.entries.empty()) return false;
   const TuneBucket want = bucket_of(p);
+  const auto group = std::find_if(src.classes.begin(), src.classes.end(),
+                                  [&](const auto& c) { return c.first.same_class(want); });
+  if (group == src.classes.end()) return false;
   const ShapePlace at = place_of({p.m, p.n, p.k});
   // Entries in (distance, index) order, found by repeated scans rather than a sorted copy: the
   // nearest entry nearly always has an admissible choice.
   std::pair<double, size_t> after{-1, 0};
   for (;;) {
     std::pair<double, size_t> next{HUGE_VAL, 0};
-    for (size_t i = 0; i < src.entries.size(); ++i) {
-      if (!src.entries[i].bucket.same_class(want)) continue;
+    for (const size_t i : group->second) {
       const std::pair<double, size_t> here{shape_distance(src.places[i], at), i};
       if (here > after && here < next) next = here;
     }

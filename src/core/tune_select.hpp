@@ -39,6 +39,9 @@ struct TunedSource {
   std::vector<std::vector<ResolvedCandidate>> candidates;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
   std::vector<std::string> notes;
+  // The entries grouped by class (TuneBucket::same_class), in order of first appearance: a
+  // selection scans only its own class's entries.
+  std::vector<std::pair<TuneBucket, std::vector<size_t>>> classes;
 };
 
 // Resolves the entries' ids in `list` (ids it lacks become nullptr and are never chosen);
