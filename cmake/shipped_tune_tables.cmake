@@ -3,10 +3,12 @@
 # docs/results.md) into the library as string constants, so that kernel "auto" has measured
 # choices on that GPU before the user ever runs `tilekit tune` (src/core/tune_select.cpp).
 #
-# Generated at configure time; a changed or added .json re-runs the configure step.
+# Generated at configure time; a changed or added .json re-runs the configure step (the glob
+# sees files added or removed; CMAKE_CONFIGURE_DEPENDS, a file's new content).
 function(tilekit_generate_shipped_tune_tables out_cpp)
   file(GLOB tables CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/src/core/tune_tables/*.json")
   list(SORT tables)
+  set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${tables})
   set(items "")
   foreach(table IN LISTS tables)
     file(READ "${table}" text)
