@@ -26,12 +26,16 @@ inline int64_t clamp_k_slices(int64_t count, int64_t k_tiles) {
 // Step 10's k-slices when the problem names none: as many as fill the blocks resident at once
 // (none when the tiles already do), no slice shorter than kSplitKMinSliceK k, clamped as above.
 constexpr int64_t kSplitKMinSliceK = 64;
+inline int64_t default_k_slices_of(int64_t tiles, int64_t k, int64_t k_tiles,
+                                   int64_t resident_blocks) {
+  const int64_t count =
+      std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1), k / kSplitKMinSliceK);
+  return clamp_k_slices(count, k_tiles);
+}
 inline int64_t default_k_slices(int64_t m, int64_t n, int64_t k, int bm, int bn, int bk,
                                 int64_t resident_blocks) {
   const int64_t tiles = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
-  const int64_t count =
-      std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1), k / kSplitKMinSliceK);
-  return clamp_k_slices(count, (k + bk - 1) / bk);
+  return default_k_slices_of(tiles, k, (k + bk - 1) / bk, resident_blocks);
 }
 
 // What the model knows of the device: its SMs, how many blocks of the kernel fit on one, and
@@ -50,43 +54,60 @@ struct TileModelCost {
   double reduction_s = 0;
 };
 
+// Whether the model counts a kernel's tiles (else it scales by bytes).
+inline bool tile_modelled(const TileDesc& t) {
+  return t.block_m > 0 && t.block_n > 0 && t.block_k > 0 && !t.chosen_at_run_time &&
+         t.schedule != TileSchedule::kUnmodelled;
+}
+
+// A tiling's C tiles, k-tiles and resident block slots (SMs × blocks per SM) at one shape, before
+// any split: the candidates of one kernel share it, so a selection computes it once per kernel.
+struct TileGrid {
+  int64_t tiles = 0, k_tiles = 0, slots = 0;
+};
+inline TileGrid tile_grid(const TileDesc& t, int64_t m, int64_t n, int64_t k,
+                          const TileModelDevice& d) {
+  if (!tile_modelled(t)) return {};
+  return {((m + t.block_m - 1) / t.block_m) * ((n + t.block_n - 1) / t.block_n),
+          (k + t.block_k - 1) / t.block_k,
+          static_cast<int64_t>(std::max(1, d.sms)) * std::max(1, d.blocks_per_sm)};
+}
+
 // `split_k` as the kernel would run it: 0 lets the kernel choose. m and n are C's rows and
-// columns in the row-major view the kernels compute in.
-inline TileModelCost tile_model_cost(const TileDesc& t, int split_k, int64_t m, int64_t n,
-                                     int64_t k, const TileModelDevice& d) {
+// columns in the row-major view the kernels compute in; `g` is tile_grid() of the same.
+inline TileModelCost tile_model_cost(const TileDesc& t, const TileGrid& g, int split_k, int64_t m,
+                                     int64_t n, int64_t k, const TileModelDevice& d) {
   TileModelCost c;
-  const bool tiled = t.block_m > 0 && t.block_n > 0 && t.block_k > 0 && !t.chosen_at_run_time;
-  if (!tiled || t.schedule == TileSchedule::kUnmodelled) {
+  if (!tile_modelled(t)) {
     c.busiest_sm_work = static_cast<double>(m * k + k * n + m * n);
     return c;
   }
-  const double tiles =
-      static_cast<double>(((m + t.block_m - 1) / t.block_m) * ((n + t.block_n - 1) / t.block_n));
-  const int64_t k_tiles = (k + t.block_k - 1) / t.block_k;
+  const double tiles = static_cast<double>(g.tiles), k_tiles = static_cast<double>(g.k_tiles);
   const double sms = std::max(1, d.sms);
   switch (t.schedule) {
     case TileSchedule::kPersistent:
-      c.busiest_sm_work = std::ceil(tiles / sms) * static_cast<double>(k_tiles);
+      c.busiest_sm_work = std::ceil(tiles / sms) * k_tiles;
       break;
     case TileSchedule::kStreamK:  // even shares, down to 4 k-iterations a block
-      c.busiest_sm_work =
-          tiles * static_cast<double>(k_tiles) /
-          std::clamp(std::floor(tiles * static_cast<double>(k_tiles) / 4), 1.0, sms);
+      c.busiest_sm_work = tiles * k_tiles / std::clamp(std::floor(tiles * k_tiles / 4), 1.0, sms);
       break;
     default: {  // one block per tile and k-slice; the resident blocks run in rounds
-      const int64_t slots = static_cast<int64_t>(sms) * std::max(1, d.blocks_per_sm);
       int64_t slices = 1;
       if (t.split_k < 0)
-        slices = split_k > 0 ? clamp_k_slices(split_k, k_tiles)
-                             : default_k_slices(m, n, k, t.block_m, t.block_n, t.block_k, slots);
+        slices = split_k > 0 ? clamp_k_slices(split_k, g.k_tiles)
+                             : default_k_slices_of(g.tiles, k, g.k_tiles, g.slots);
       c.busiest_sm_work =
-          std::ceil(tiles * static_cast<double>(slices) / static_cast<double>(slots)) *
-          static_cast<double>((k_tiles + slices - 1) / slices);
+          std::ceil(tiles * static_cast<double>(slices) / static_cast<double>(g.slots)) *
+          static_cast<double>((g.k_tiles + slices - 1) / slices);
       if (slices > 1)  // the partial planes read once, C written once, and a launch
         c.reduction_s = static_cast<double>((slices + 1) * m * n * 4) / d.bytes_per_s + 2e-6;
     }
   }
   return c;
+}
+inline TileModelCost tile_model_cost(const TileDesc& t, int split_k, int64_t m, int64_t n,
+                                     int64_t k, const TileModelDevice& d) {
+  return tile_model_cost(t, tile_grid(t, m, n, k, d), split_k, m, n, k, d);
 }
 
 // Launch and set-up time that no shape change scales (measured floor of the smallest GEMMs on the

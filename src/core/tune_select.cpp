@@ -165,7 +165,7 @@ Shape row_major_view(const Shape& s, Layout layout) {
 TunedSource make_tuned_source(
     std::string name, std::vector<TuneEntry> entries, const KernelList<GemmKernel>& list,
     const std::function<TileModelDevice(const GemmKernel&)>& model_device) {
-  TunedSource s{std::move(name), std::move(entries), {}, {}, {}, {}, {}};
+  TunedSource s{std::move(name), std::move(entries), {}, {}, {}, {}, {}, {}};
   for (size_t i = 0; i < s.entries.size(); ++i) {
     const TuneEntry& e = s.entries[i];
     auto group = std::find_if(s.classes.begin(), s.classes.end(),
@@ -187,7 +187,18 @@ TunedSource make_tuned_source(
       r.at_measured = tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device);
       resolved.push_back(r);
     }
+    // Each candidate's kernel numbered in order of first appearance (a list, not a map: an
+    // entry names a dozen or two kernels).
+    std::vector<const GemmKernel*> seen;
+    for (ResolvedCandidate& r : resolved) {
+      r.grid = static_cast<size_t>(std::find(seen.begin(), seen.end(), r.kernel) - seen.begin());
+      if (r.grid == seen.size()) seen.push_back(r.kernel);
+    }
     s.candidates.push_back(std::move(resolved));
+    std::vector<size_t> firsts;
+    for (size_t c = 0; c < s.candidates.back().size(); ++c)
+      if (s.candidates.back()[c].grid == firsts.size()) firsts.push_back(c);
+    s.grid_kernels.push_back(std::move(firsts));
     s.notes.push_back(s.name + ", " + e.bucket.describe() +
                       (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) +
                                  "x" + std::to_string(e.k)
@@ -198,21 +209,31 @@ TunedSource make_tuned_source(
 
 namespace {
 
-// The entry's candidates' times carried to `want` by the tile model, in the entry's order.
-void carried_times(const std::vector<ResolvedCandidate>& candidates, Shape want, Layout layout,
-                   std::vector<double>* out) {
-  want = row_major_view(want, layout);
-  out->clear();
-  for (const ResolvedCandidate& c : candidates)
-    out->push_back(carry_time(
-        c.time_s, c.at_measured,
-        tile_model_cost(c.kernel->info.tiling, c.split_k, want.m, want.n, want.k, c.device)));
-}
-
 // Per thread, reused: a selection allocates no list of its own.
 std::vector<double>& carried_scratch() {
   thread_local std::vector<double> scratch;
   return scratch;
+}
+std::vector<TileGrid>& grid_scratch() {
+  thread_local std::vector<TileGrid> scratch;
+  return scratch;
+}
+
+// Entry i's candidates' times carried to `want` by the tile model, in the entry's order.
+void carried_times(const TunedSource& src, size_t i, Shape want, Layout layout,
+                   std::vector<double>* out) {
+  want = row_major_view(want, layout);
+  std::vector<TileGrid>& grids = grid_scratch();
+  grids.clear();
+  for (const size_t first : src.grid_kernels[i]) {
+    const ResolvedCandidate& c = src.candidates[i][first];
+    grids.push_back(tile_grid(c.kernel->info.tiling, want.m, want.n, want.k, c.device));
+  }
+  out->clear();
+  for (const ResolvedCandidate& c : src.candidates[i])
+    out->push_back(carry_time(c.time_s, c.at_measured,
+                              tile_model_cost(c.kernel->info.tiling, grids[c.grid], c.split_k,
+                                              want.m, want.n, want.k, c.device)));
 }
 
 // The entry's choice for p: its admissible candidate of least carried time (tried in that order;
@@ -233,7 +254,7 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
     return true;
   }
   std::vector<double>& carried = carried_scratch();
-  carried_times(candidates, {p.m, p.n, p.k}, p.layout, &carried);
+  carried_times(src, i, {p.m, p.n, p.k}, p.layout, &carried);
   for (size_t tried = 0; tried < candidates.size(); ++tried) {
     const size_t best =
         static_cast<size_t>(std::min_element(carried.begin(), carried.end()) - carried.begin());

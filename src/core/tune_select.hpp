@@ -27,6 +27,7 @@ struct ResolvedCandidate {
   TileModelDevice device;     // SMs, its blocks per SM, bandwidth
   TileModelCost at_measured;  // the model at the entry's shape, computed once
   std::string note;           // ": <id> with split-k N took 0.4 ms there", made once
+  size_t grid = 0;            // its kernel's place in TunedSource::grid_kernels of the entry
 };
 
 // Entries of one source (the cache, the shipped table) with their kernels resolved once.
@@ -37,6 +38,9 @@ struct TunedSource {
   std::vector<ShapePlace> places;          // per entry, where its shape sits (tune_select.cpp)
   // Per entry, its candidates whose ids are registered (empty: choose the winner as measured).
   std::vector<std::vector<ResolvedCandidate>> candidates;
+  // Per entry, the index of one candidate of each distinct kernel among them: a selection
+  // computes each kernel's TileGrid once, however many splits of it were measured.
+  std::vector<std::vector<size_t>> grid_kernels;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
   std::vector<std::string> notes;
   // The entries grouped by class (TuneBucket::same_class), in order of first appearance: a

@@ -512,6 +512,54 @@ TEST(PickTuned, TileModelCarriesCandidatesToTheShapeAskedFor) {
   EXPECT_NE(out.reason.find("by the tile model"), std::string::npos) << out.reason;
 }
 
+// Candidates of one kernel share its TileGrid (computed once per kernel and call): the choice is
+// the one the per-candidate model makes, at shapes where the splits and the tiles trade places.
+TEST(PickTuned, KernelsSharedBySeveralSplitsChooseAsTheModelDoes) {
+  KernelList<GemmKernel> list;
+  auto split_kernel = [](const std::string& id, int bm, int bn, int bk) {
+    GemmKernel k = fake_kernel(id, GemmTypes{});
+    k.info.tiling.block_m = bm;
+    k.info.tiling.block_n = bn;
+    k.info.tiling.block_k = bk;
+    k.info.tiling.split_k = -1;  // takes a run-time split
+    k.info.tiling.schedule = TileSchedule::kOneBlockPerTile;
+    return k;
+  };
+  list.add(split_kernel("big", 128, 256, 8));
+  list.add(split_kernel("small", 64, 64, 16));
+  auto device = [](const GemmKernel& k) {
+    TileModelDevice d;
+    d.sms = 132;
+    d.blocks_per_sm = k.info.id == "big" ? 1 : 6;
+    d.bytes_per_s = 3.6e12;
+    return d;
+  };
+  TuneEntry e = entry_for(Buffers(1024, 1024, 4096).p, "big", 0.30e-3);
+  e.candidates = {{"big", 0, 0.30e-3}, {"small", 0, 0.32e-3}, {"big", 4, 0.25e-3},
+                  {"small", 8, 0.26e-3}, {"big", 2, 0.27e-3}, {"small", 2, 0.29e-3}};
+  const TunedSource src = make_tuned_source("test", {e}, list, device);
+  ASSERT_EQ(src.grid_kernels.size(), 1u);
+  EXPECT_EQ(src.grid_kernels[0], (std::vector<size_t>{0, 1}));
+  for (const auto& shape : std::vector<std::array<int64_t, 3>>{
+           {1024, 1024, 4096}, {300, 300, 16000}, {2000, 2000, 500}, {1500, 700, 3000}}) {
+    const Buffers x(shape[0], shape[1], shape[2]);
+    double best = HUGE_VAL;
+    std::string want;
+    for (const ResolvedCandidate& c : src.candidates[0]) {
+      const double t = carry_time(c.time_s, c.at_measured,
+                                  tile_model_cost(c.kernel->info.tiling, c.split_k, shape[0],
+                                                  shape[1], shape[2], c.device));
+      if (t < best) {
+        best = t;
+        want = c.kernel->info.id + " " + std::to_string(c.split_k);
+      }
+    }
+    Selection<GemmProblem> out;
+    ASSERT_TRUE(pick_tuned(src, x.p, Context::cpu(), nullptr, false, &out));
+    EXPECT_EQ(out.kernel->info.id + " " + std::to_string(out.split_k), want) << out.reason;
+  }
+}
+
 // Step 10's own split and the model's agree (one function), and the model charges a split's
 // reduction pass: 64 tiles of 64×64 with 4 blocks an SM take 8 slices at 512×512×4096.
 TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {
