@@ -187,17 +187,19 @@ TunedSource make_tuned_source(
       r.at_measured = tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device);
       resolved.push_back(r);
     }
-    // Each candidate's kernel numbered in order of first appearance (a list, not a map: an
-    // entry names a dozen or two kernels).
+    // Each candidate's kernel numbered in order of first appearance, with the index of that
+    // first candidate (a list, not a map: an entry names a dozen or two kernels).
     std::vector<const GemmKernel*> seen;
-    for (ResolvedCandidate& r : resolved) {
+    std::vector<size_t> firsts;
+    for (size_t c = 0; c < resolved.size(); ++c) {
+      ResolvedCandidate& r = resolved[c];
       r.grid = static_cast<size_t>(std::find(seen.begin(), seen.end(), r.kernel) - seen.begin());
-      if (r.grid == seen.size()) seen.push_back(r.kernel);
+      if (r.grid == seen.size()) {
+        seen.push_back(r.kernel);
+        firsts.push_back(c);
+      }
     }
     s.candidates.push_back(std::move(resolved));
-    std::vector<size_t> firsts;
-    for (size_t c = 0; c < s.candidates.back().size(); ++c)
-      if (s.candidates.back()[c].grid == firsts.size()) firsts.push_back(c);
     s.grid_kernels.push_back(std::move(firsts));
     s.notes.push_back(s.name + ", " + e.bucket.describe() +
                       (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) +

@@ -482,25 +482,31 @@ TEST(PickTuned, RunTimeSplitKTravelsWithTheChoice) {
 // the GPU: at 2048² the 128×256 tile's 128 blocks make one round on 132 SMs and win; at 1500² it
 // still takes that round with 72 blocks, while the 64×64 tile's 576 blocks now fit one round of
 // its 6 per SM instead of two, so it is chosen there.
+// A fake kernel of bm × bn × bk tiles, one block per tile; split_k as TileDesc::split_k (-1:
+// it takes a run-time split).
+GemmKernel tiled_kernel(const std::string& id, int bm, int bn, int bk, int split_k = 0) {
+  GemmKernel k = fake_kernel(id, GemmTypes{});
+  k.info.tiling.block_m = bm;
+  k.info.tiling.block_n = bn;
+  k.info.tiling.block_k = bk;
+  k.info.tiling.split_k = split_k;
+  k.info.tiling.schedule = TileSchedule::kOneBlockPerTile;
+  return k;
+}
+
+// The model's device as on an H200: 132 SMs, one block of "big" an SM, six of the others.
+TileModelDevice h200_like(const GemmKernel& k) {
+  TileModelDevice d;
+  d.sms = 132;
+  d.blocks_per_sm = k.info.id == "big" ? 1 : 6;
+  d.bytes_per_s = 3.6e12;
+  return d;
+}
+
 TEST(PickTuned, TileModelCarriesCandidatesToTheShapeAskedFor) {
   KernelList<GemmKernel> list;
-  auto tiled = [](const std::string& id, int bm, int bn, int bk) {
-    GemmKernel k = fake_kernel(id, GemmTypes{});
-    k.info.tiling.block_m = bm;
-    k.info.tiling.block_n = bn;
-    k.info.tiling.block_k = bk;
-    k.info.tiling.schedule = TileSchedule::kOneBlockPerTile;
-    return k;
-  };
-  list.add(tiled("big", 128, 256, 8));
-  list.add(tiled("small", 64, 64, 16));
-  auto h200_like = [](const GemmKernel& k) {
-    TileModelDevice d;
-    d.sms = 132;
-    d.blocks_per_sm = k.info.id == "big" ? 1 : 6;
-    d.bytes_per_s = 3.6e12;
-    return d;
-  };
+  list.add(tiled_kernel("big", 128, 256, 8));
+  list.add(tiled_kernel("small", 64, 64, 16));
   TuneEntry e = entry_for(Buffers(2048, 2048, 2048).p, "big", 0.40e-3);
   e.candidates = {{"big", 0, 0.40e-3}, {"small", 0, 0.50e-3}};
   const TunedSource src = make_tuned_source("test", {e}, list, h200_like);
@@ -516,28 +522,12 @@ TEST(PickTuned, TileModelCarriesCandidatesToTheShapeAskedFor) {
 // the one the per-candidate model makes, at shapes where the splits and the tiles trade places.
 TEST(PickTuned, KernelsSharedBySeveralSplitsChooseAsTheModelDoes) {
   KernelList<GemmKernel> list;
-  auto split_kernel = [](const std::string& id, int bm, int bn, int bk) {
-    GemmKernel k = fake_kernel(id, GemmTypes{});
-    k.info.tiling.block_m = bm;
-    k.info.tiling.block_n = bn;
-    k.info.tiling.block_k = bk;
-    k.info.tiling.split_k = -1;  // takes a run-time split
-    k.info.tiling.schedule = TileSchedule::kOneBlockPerTile;
-    return k;
-  };
-  list.add(split_kernel("big", 128, 256, 8));
-  list.add(split_kernel("small", 64, 64, 16));
-  auto device = [](const GemmKernel& k) {
-    TileModelDevice d;
-    d.sms = 132;
-    d.blocks_per_sm = k.info.id == "big" ? 1 : 6;
-    d.bytes_per_s = 3.6e12;
-    return d;
-  };
+  list.add(tiled_kernel("big", 128, 256, 8, -1));
+  list.add(tiled_kernel("small", 64, 64, 16, -1));
   TuneEntry e = entry_for(Buffers(1024, 1024, 4096).p, "big", 0.30e-3);
   e.candidates = {{"big", 0, 0.30e-3}, {"small", 0, 0.32e-3}, {"big", 4, 0.25e-3},
                   {"small", 8, 0.26e-3}, {"big", 2, 0.27e-3}, {"small", 2, 0.29e-3}};
-  const TunedSource src = make_tuned_source("test", {e}, list, device);
+  const TunedSource src = make_tuned_source("test", {e}, list, h200_like);
   ASSERT_EQ(src.grid_kernels.size(), 1u);
   EXPECT_EQ(src.grid_kernels[0], (std::vector<size_t>{0, 1}));
   for (const auto& shape : std::vector<std::array<int64_t, 3>>{

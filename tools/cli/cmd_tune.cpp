@@ -1,12 +1,11 @@
 // cmd_tune.cpp — `tilekit tune`: measure every own GEMM kernel per shape, keep the winners in the
 // device's tune cache (docs/tuning.md); `--show` prints the cache and what auto would choose.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -14,13 +13,11 @@
 #include "cli_common.hpp"
 #include "gemm_bench.hpp"
 #include "report.hpp"
+#include "sweep_session.hpp"
 #include "tilekit/tune_cache.hpp"
 
 namespace tilekit::cli {
 namespace {
-
-std::atomic<bool> g_tune_interrupted{false};
-extern "C" void on_tune_sigint(int) { g_tune_interrupted.store(true); }
 
 constexpr const char* kGpuTuneSizes = "256,512,1024,2048,4096";
 constexpr const char* kCpuTuneSizes = "128,256,512";
@@ -191,7 +188,7 @@ bench::GemmBenchConfig job_config(const TuneJob& j, const TuneOptions& o, const 
   cfg.op_a = j.op_a;
   cfg.op_b = j.op_b;
   cfg.seed = o.seed;
-  cfg.cancel = &g_tune_interrupted;
+  cfg.cancel = SigintGuard::flag();
   return cfg;
 }
 
@@ -325,8 +322,7 @@ int run_tune(const TuneOptions& o) {
   if (tune_cache_info(ctx, &info) && !info.warning)
     std::cerr << "tilekit: warning: " << info.warning.message() << " (it will be replaced)\n";
 
-  g_tune_interrupted.store(false);
-  auto previous = std::signal(SIGINT, on_tune_sigint);
+  std::optional<SigintGuard> sigint(std::in_place);  // Ctrl-C ends the loop, keeping what finished
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -365,7 +361,7 @@ int run_tune(const TuneOptions& o) {
     }
     ++written;
   }
-  std::signal(SIGINT, previous);
+  sigint.reset();
   reload_tune_caches();
   std::cout << "wrote " << written << " entr" << (written == 1 ? "y" : "ies") << " to " << path << "\n";
   if (s.code() == StatusCode::kCancelled) {
@@ -618,8 +614,7 @@ int run_evaluate(const TuneOptions& o) {
   TuneCacheInfo info;
   if (tune_cache_info(ctx, &info) && !info.warning)
     std::cerr << "tilekit: warning: " << info.warning.message() << "\n";
-  g_tune_interrupted.store(false);
-  auto previous = std::signal(SIGINT, on_tune_sigint);
+  std::optional<SigintGuard> sigint(std::in_place);  // Ctrl-C ends the loop, keeping its rows
   std::vector<EvalRow> rows;
   int failed = 0;
   for (const TuneJob& j : jobs) {
@@ -635,7 +630,7 @@ int run_evaluate(const TuneOptions& o) {
               << " in the sweep); selection "
               << r.select_us << " us (" << r.select_search_us << " us searching)\n";
   }
-  std::signal(SIGINT, previous);
+  sigint.reset();
   std::cout << "ops  shape  types  auto (source)  auto ms  fastest own  fastest ms  ratio\n";
   for (const auto& r : rows)
     std::cout << ops_name(r.job.op_a, r.job.op_b) << "  " << r.job.shape.str() << "  "

@@ -23,7 +23,7 @@ SigintGuard::SigintGuard() {
 
 SigintGuard::~SigintGuard() { std::signal(SIGINT, previous_); }
 
-const std::atomic<bool>* SigintGuard::flag() const { return &g_interrupted; }
+const std::atomic<bool>* SigintGuard::flag() { return &g_interrupted; }
 
 SweepSession::SweepSession()
     : start_(std::chrono::steady_clock::now()), tty_(::isatty(STDERR_FILENO)) {

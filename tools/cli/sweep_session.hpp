@@ -24,8 +24,9 @@ class SigintGuard {
   SigintGuard(const SigintGuard&) = delete;
   SigintGuard& operator=(const SigintGuard&) = delete;
 
-  // Set once Ctrl-C was pressed; what the harnesses' `cancel` fields take.
-  const std::atomic<bool>* flag() const;
+  // Set once Ctrl-C was pressed while a guard is alive; what the harnesses' `cancel` fields
+  // take. Process-wide, as the signal is, so it can be named without the guard at hand.
+  static const std::atomic<bool>* flag();
 
  private:
   void (*previous_)(int) = nullptr;
