@@ -307,6 +307,13 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
       << "no split-K kernel registered";
 }
 
+// Step 11's slices meet in the kernel: whichever block arrives last, it adds them in slice order.
+TEST(CudaGemm, SkinnyIsBitIdenticalRunToRun) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  EXPECT_GT(expect_bit_identical_runs("11_skinny", DType::kF32, 5, 300, 8191), 0);
+  EXPECT_GT(expect_bit_identical_runs("11_skinny", DType::kF32, 1, 4096, 4096), 0);
+}
+
 // Kernels that take GemmProblem::split_k at run time (the tuner sets it): any count gives a
 // correct result (one, odd, more slices than k-tiles, more than the cap).
 TEST(CudaGemm, RunTimeSplitKIsCorrectForAnyCount) {
