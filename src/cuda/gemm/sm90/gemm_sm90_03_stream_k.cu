@@ -27,6 +27,7 @@ struct StreamKTail {
   static constexpr int kStep = 3;
   static constexpr int kGroupRows = 8;
   static constexpr bool kPingPong = false;
+  static constexpr int kClusterM = 1;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamK;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
     const int rounds = tiles / sms, tail = tiles % sms;

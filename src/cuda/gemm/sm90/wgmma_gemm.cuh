@@ -12,8 +12,9 @@
 // the epilogue stores only elements inside C. Blocks walk the tile list from blockIdx.x with
 // stride gridDim.x; each step's `Schedule` says how many blocks (a tile each in step 01, one per
 // SM from step 02), whether the tail is shared as stream-K ranges (step 03) and whether the
-// consumers take whole tiles in turn (ping-pong, step 05). Step 04's tf32 operands are prepared
-// K-major in the workspace first (tma_operands.hpp).
+// consumers take whole tiles in turn (ping-pong, step 05), and whether blocks come in clusters
+// that share B's k-tiles by TMA multicast (Schedule::kClusterM, step 06). Step 04's tf32
+// operands are prepared K-major in the workspace first (tma_operands.hpp).
 #pragma once
 
 #include <cuda.h>
@@ -21,6 +22,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <type_traits>
 
@@ -106,10 +108,19 @@ struct WgmmaArgs {
   int* flags = nullptr;
 };
 
-// Tile `t` of the walk → its tile row and column (grouped order, detail/tile_order.cuh).
+// Tile `t` of the walk → its tile row and column (grouped order, detail/tile_order.cuh). With
+// clusters of kCluster blocks (step 06) the walk is over groups of kCluster tiles stacked along
+// m, one per block of the cluster, so that the blocks share B's k-tiles; a group that runs past
+// the last tile row gives a block a tile outside C (zero-filled loads, nothing stored).
+template <int kCluster = 1>
 __device__ __forceinline__ void tile_coords(const WgmmaArgs& a, int t, int* tm, int* tn) {
-  const GroupedTile g = grouped_tile(t, a.tiles_m, a.tiles_n, a.group_rows);
-  *tm = g.m;
+  const int rows = (a.tiles_m + kCluster - 1) / kCluster;
+  const GroupedTile g = grouped_tile(t, rows, a.tiles_n, a.group_rows);
+  if constexpr (kCluster == 1) {
+    *tm = g.m;
+  } else {
+    *tm = g.m * kCluster + static_cast<int>(cluster_rank());
+  }
   *tn = g.n;
 }
 
@@ -132,10 +143,12 @@ __device__ __forceinline__ int64_t stream_k_begin(const WgmmaArgs& a, int b) {
 // tile it finishes (at the start of its range) is the last: by then the lower-numbered block
 // holding the rest of that tile has long published it. Blocks wait only for lower-numbered
 // blocks, which were scheduled first.
-template <typename F>
+// Clusters walk their tile groups the same way, the blocks of a cluster in step.
+template <int kCluster, typename F>
 __device__ __forceinline__ void for_each_segment(const WgmmaArgs& a, F&& f) {
   const int k_tiles = k_tile_count(a);
-  for (int t = blockIdx.x; t < a.whole_tiles; t += gridDim.x) f(Segment{t, 0, k_tiles});
+  const int first = blockIdx.x / kCluster, stride = gridDim.x / kCluster;
+  for (int t = first; t < a.whole_tiles; t += stride) f(Segment{t, 0, k_tiles});
   if (a.stream_k_iters == 0) return;
   const int64_t begin = stream_k_begin(a, blockIdx.x);
   for (int64_t end = stream_k_begin(a, blockIdx.x + 1); end > begin;) {
@@ -170,21 +183,46 @@ __device__ __forceinline__ void load_operand(uint8_t* dst, const CUtensorMap* ma
   }
 }
 
-template <typename P, bool kAMn, bool kBMn>
+// Step 06: this block's share of B's k-tile (1/kCluster of its rows, at its rank's offset),
+// delivered to every block of the cluster.
+template <typename P, int kCluster, bool kMnMajor>
+__device__ __forceinline__ void load_b_share(uint8_t* b_stage, const CUtensorMap* map, int tn, int kt,
+                                             uint64_t* full) {
+  constexpr int kRows = P::kBn / kCluster;
+  const int rank = static_cast<int>(cluster_rank());
+  uint8_t* dst = b_stage + rank * (P::kBTileBytes / kCluster);
+  const int first_row = tn * P::kBn + rank * kRows;
+  constexpr uint16_t kAll = (1u << kCluster) - 1;
+  if constexpr (!kMnMajor) {
+    tma_load_2d_multicast(dst, map, kt * P::kBk, first_row, full, kAll);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kRows / 64; ++j)
+      tma_load_2d_multicast(dst + j * 64 * P::kBk * 2, map, first_row + 64 * j, kt * P::kBk, full, kAll);
+  }
+}
+
+template <typename P, int kCluster, bool kAMn, bool kBMn>
 __device__ void produce(const WgmmaArgs& args, const OperandMaps& maps, uint8_t* ring_a,
                         uint8_t* ring_b, uint64_t* full, uint64_t* empty) {
   int stage = 0;
   uint32_t phase = 0;
-  for_each_segment(args, [&](const Segment& seg) {
+  for_each_segment<kCluster>(args, [&](const Segment& seg) {
     int tm, tn;
-    tile_coords(args, seg.tile, &tm, &tn);
+    tile_coords<kCluster>(args, seg.tile, &tm, &tn);
     for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
+      // With clusters, `empty` completes only when the consumers of every block of the cluster
+      // have freed the stage: this block's loads also land in theirs.
       barrier_wait(&empty[stage], phase ^ 1);
+      // The whole stage's bytes: with clusters the other blocks' shares of B land here too.
       barrier_arrive_expect_bytes(&full[stage], P::kAStageBytes + P::kBStageBytes);
       uint8_t* a_stage = ring_a + stage * P::kAStageBytes;
       uint8_t* b_stage = ring_b + stage * P::kBStageBytes;
       load_operand<P, P::kBm, kAMn>(a_stage, &maps.a, tm, kt, &full[stage]);
-      load_operand<P, P::kBn, kBMn>(b_stage, &maps.b, tn, kt, &full[stage]);
+      if constexpr (kCluster == 1)
+        load_operand<P, P::kBn, kBMn>(b_stage, &maps.b, tn, kt, &full[stage]);
+      else
+        load_b_share<P, kCluster, kBMn>(b_stage, &maps.b, tn, kt, &full[stage]);
       if constexpr (P::kParts == 2) {
         load_operand<P, P::kBm, kAMn>(a_stage + P::kATileBytes, &maps.a_small, tm, kt, &full[stage]);
         load_operand<P, P::kBn, kBMn>(b_stage + P::kBTileBytes, &maps.b_small, tn, kt, &full[stage]);
@@ -366,10 +404,22 @@ __device__ void add_partials(const WgmmaArgs& a, float (&acc)[P::kAccumulators],
   }
 }
 
+// Frees a stage: one arrival per consumer warp on its `empty` barrier, in every block of the
+// cluster (step 06: each block's producer loads into all of them).
+template <int kCluster>
+__device__ __forceinline__ void release_stage(uint64_t* empty_bar) {
+  if constexpr (kCluster == 1) {
+    barrier_arrive(empty_bar);
+  } else {
+#pragma unroll
+    for (int cta = 0; cta < kCluster; ++cta) barrier_arrive_in_block(empty_bar, cta);
+  }
+}
+
 // One segment's k-tiles into `acc`. With promotion (P::kPromote) every k-tile's wgmma sum starts
 // fresh and is added into `total` once it is done; otherwise one group stays in flight and
 // `total` is unused. Frees every stage it read.
-template <typename P, bool kAMn, bool kBMn>
+template <typename P, int kCluster, bool kAMn, bool kBMn>
 __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8_t* ring_a,
                                                  const uint8_t* ring_b, uint64_t* full, uint64_t* empty,
                                                  int consumer, int& stage, uint32_t& phase,
@@ -384,12 +434,12 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
     if constexpr (P::kPromote) {
       wgmma_wait<0>();
       fence_accumulators(acc);
-      if (releases) barrier_arrive(&empty[stage]);
+      if (releases) release_stage<kCluster>(&empty[stage]);
 #pragma unroll
       for (int i = 0; i < P::kAccumulators; ++i) total[i] = kt == seg.k_begin ? acc[i] : total[i] + acc[i];
     } else {
       wgmma_wait<1>();  // the previous k-tile's group is done: its stage may be refilled
-      if (previous >= 0 && releases) barrier_arrive(&empty[previous]);
+      if (previous >= 0 && releases) release_stage<kCluster>(&empty[previous]);
       previous = stage;
     }
     if (++stage == P::kStages) {
@@ -400,12 +450,12 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
   if constexpr (!P::kPromote) {
     wgmma_wait<0>();
     fence_accumulators(acc);
-    if (releases) barrier_arrive(&empty[previous]);
+    if (releases) release_stage<kCluster>(&empty[previous]);
   }
 }
 
 // A segment's sum: published as a partial tile, or completed with the others' and stored.
-template <typename P>
+template <typename P, int kCluster>
 __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&sum)[P::kAccumulators],
                                                const Segment& seg, int consumer) {
   if (seg.k_end < k_tile_count(args)) {  // the rest of this tile is summed by a higher block
@@ -414,24 +464,26 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   }
   if (seg.k_begin > 0) add_partials<P>(args, sum, seg, consumer);
   int tm, tn;
-  tile_coords(args, seg.tile, &tm, &tn);
+  tile_coords<kCluster>(args, seg.tile, &tm, &tn);
   store_tile<P>(args, sum, tm, tn, consumer);
 }
 
-template <typename P, bool kAMn, bool kBMn>
+template <typename P, int kCluster, bool kAMn, bool kBMn>
 __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
                         uint64_t* full, uint64_t* empty, int consumer) {
   int stage = 0;
   uint32_t phase = 0;
   float acc[P::kAccumulators] = {};  // overwritten by each segment's first wgmma (accumulate = 0)
   float promoted[P::kAccumulators];  // used only with P::kPromote
-  for_each_segment(args, [&](const Segment& seg) {
+  for_each_segment<kCluster>(args, [&](const Segment& seg) {
     if constexpr (P::kPromote) {
-      multiply_segment<P, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc, promoted);
-      finish_segment<P>(args, promoted, seg, consumer);
+      multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
+                                                promoted);
+      finish_segment<P, kCluster>(args, promoted, seg, consumer);
     } else {
-      multiply_segment<P, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc, acc);
-      finish_segment<P>(args, acc, seg, consumer);
+      multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
+                                                acc);
+      finish_segment<P, kCluster>(args, acc, seg, consumer);
     }
   });
 }
@@ -449,7 +501,7 @@ __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, 
   int stage = 0, index = 0, tiles_done = 0;
   uint32_t phase = 0;
   float acc[2][P::kAccumulators] = {};  // overwritten by each tile's first wgmma
-  for_each_segment(args, [&](const Segment& seg) {
+  for_each_segment<1>(args, [&](const Segment& seg) {
     if (index++ % 2 != consumer) {  // the other warpgroup's tile
       const int advanced = stage + (seg.k_end - seg.k_begin);
       phase ^= (advanced / P::kStages) & 1;
@@ -503,27 +555,39 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   auto* full = reinterpret_cast<uint64_t*>(ring_b + P::kStages * P::kBStageBytes);
   uint64_t* empty = full + P::kStages;
   uint64_t* turn = empty + P::kStages;  // ping-pong only: turn[c] opens consumer c's next tile
+  constexpr int kCluster = Schedule::kClusterM;
+  static_assert(kCluster == 1 || (!Schedule::kPingPong && P::kParts == 1 &&
+                                  Schedule::kTileSchedule != TileSchedule::kStreamK),
+                "clusters (step 06) share B's k-tiles of whole tiles, one part, both consumers");
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
       barrier_init(&full[s], 1);                       // the producer's arrive_expect_bytes
-      // One arrival per warp of the warpgroups that read the stage: both, or one (ping-pong).
-      barrier_init(&empty[s], Schedule::kPingPong ? 4 : P::kConsumers * 4);
+      // One arrival per warp of the warpgroups that read the stage (both, or one in ping-pong),
+      // in every block of the cluster.
+      barrier_init(&empty[s], (Schedule::kPingPong ? 4 : P::kConsumers * 4) * kCluster);
     }
     barrier_init(&turn[0], 4);  // one arrival per warp of the other consumer
     barrier_init(&turn[1], 4);
+    if constexpr (kCluster > 1) fence_barrier_init_for_cluster();
   }
-  __syncthreads();
+  if constexpr (kCluster > 1)
+    cluster_sync();  // no block loads into or arrives on another's barriers before they exist
+  else
+    __syncthreads();
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     registers_shrink<kProducerRegisters>();
-    if (threadIdx.x == 0) produce<P, kAMn, kBMn>(args, maps, ring_a, ring_b, full, empty);
+    if (threadIdx.x == 0) produce<P, kCluster, kAMn, kBMn>(args, maps, ring_a, ring_b, full, empty);
   } else {
     registers_grow<kConsumerRegisters>();
     if constexpr (Schedule::kPingPong)
       consume_ping_pong<P, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn, warpgroup - 1);
     else
-      consume<P, kAMn, kBMn>(args, ring_a, ring_b, full, empty, warpgroup - 1);
+      consume<P, kCluster, kAMn, kBMn>(args, ring_a, ring_b, full, empty, warpgroup - 1);
   }
+  // The other blocks' consumers may still be arriving on this block's `empty` barriers: its
+  // shared memory must outlive them.
+  if constexpr (kCluster > 1) cluster_sync();
 }
 
 using WgmmaKernelFn = void (*)(OperandMaps, WgmmaArgs);
@@ -564,11 +628,15 @@ struct WgmmaPlan {
 // tiles), every tile whole.
 inline WgmmaPlan persistent_plan(int sms, int tiles) { return WgmmaPlan{std::min(sms, tiles), tiles, 0}; }
 
-template <typename P>
+// `units`: what the walk hands out, tiles or (step 06) groups of kCluster tiles stacked along m.
+template <typename P, int kCluster = 1>
 struct WgmmaShape {
-  int tiles = 0, k_tiles = 0;
+  int tiles_m = 0, tiles_n = 0, tiles = 0, units = 0, k_tiles = 0;
   explicit WgmmaShape(const WgmmaView& v)
-      : tiles(static_cast<int>(((v.m + P::kBm - 1) / P::kBm) * ((v.n + P::kBn - 1) / P::kBn))),
+      : tiles_m(static_cast<int>((v.m + P::kBm - 1) / P::kBm)),
+        tiles_n(static_cast<int>((v.n + P::kBn - 1) / P::kBn)),
+        tiles(tiles_m * tiles_n),
+        units((tiles_m + kCluster - 1) / kCluster * tiles_n),
         k_tiles(static_cast<int>((v.k + P::kBk - 1) / P::kBk)) {}
 };
 
@@ -632,12 +700,14 @@ Status place_operands(const WgmmaView& v, const WgmmaWorkspace<P>& layout, Works
   }
 }
 
-// The tensor maps: K-major boxes of kBk × (kBm or kBn); MN-major boxes of 64 × 64.
-template <typename P>
+// The tensor maps: K-major boxes of kBk × (kBm or kBn); MN-major boxes of 64 × 64. With clusters
+// a block loads 1/kCluster of B's k-tile: K-major boxes of kBn / kCluster rows.
+template <typename P, int kCluster = 1>
 Status encode_maps(const PlacedOperands& o, OperandMaps* maps) {
   constexpr DType type = gemm_types<P>().a;
   TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->a, o.a, type, P::kBk, o.a_mn_major ? 64 : P::kBm));
-  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->b, o.b, type, P::kBk, o.b_mn_major ? 64 : P::kBn));
+  TILEKIT_RETURN_IF_ERROR(
+      encode_tile_map(&maps->b, o.b, type, P::kBk, o.b_mn_major ? 64 : P::kBn / kCluster));
   if constexpr (P::kParts == 2) {
     TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->a_small, o.a_small, type, P::kBk, P::kBm));
     TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->b_small, o.b_small, type, P::kBk, P::kBn));
@@ -670,9 +740,60 @@ WgmmaArgs wgmma_args(const WgmmaView& v, const WgmmaPlan& plan, int group_rows) 
   return args;
 }
 
+// A launch of `blocks` blocks of policy P in clusters of Schedule::kClusterM (`attr` holds the
+// cluster shape and must outlive the config).
+template <typename P, typename Schedule>
+cudaLaunchConfig_t cluster_launch(int blocks, cudaStream_t stream, cudaLaunchAttribute* attr) {
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = Schedule::kClusterM;
+  attr->val.clusterDim.y = attr->val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(P::kThreads);
+  config.dynamicSmemBytes = P::kSmemBytes;
+  config.stream = stream;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  return config;
+}
+
+// How many clusters of kCluster blocks of this kernel the device holds at once (step 06: the
+// walk assumes them all resident, as step 02's does its blocks). Asked once per device.
+template <typename P, typename Schedule>
+Status resident_clusters(int device, int* out) {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> known[kMaxDevices];  // static: zero, "not asked yet"
+  if (device >= 0 && device < kMaxDevices && known[device].load() > 0) {
+    *out = known[device].load();
+    return Status::ok();
+  }
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config = cluster_launch<P, Schedule>(Schedule::kClusterM, nullptr, &cluster);
+  TILEKIT_CUDA_TRY(cudaOccupancyMaxActiveClusters(out, wgmma_kernel<P, Schedule>(false, false), &config));
+  if (*out < 1) return Status(StatusCode::kNotSupported, "no cluster of this kernel fits the device");
+  if (device >= 0 && device < kMaxDevices) known[device].store(*out);
+  return Status::ok();
+}
+
+// The launch, with its cluster shape when the step uses clusters.
+template <typename P, typename Schedule>
+Status launch_kernel(WgmmaKernelFn kernel, int blocks, cudaStream_t stream, const OperandMaps& maps,
+                     const WgmmaArgs& args) {
+  if constexpr (Schedule::kClusterM == 1) {
+    kernel<<<blocks, P::kThreads, P::kSmemBytes, stream>>>(maps, args);
+  } else {
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t config = cluster_launch<P, Schedule>(blocks, stream, &cluster);
+    TILEKIT_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, maps, args));
+  }
+  TILEKIT_CUDA_CHECK_LAUNCH("wgmma_gemm_kernel");
+  return Status::ok();
+}
+
 // Runs p with the blocks and tile order of `Schedule` (the step's plan and kGroupRows).
 template <typename P, typename Schedule>
 Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
+  constexpr int kCluster = Schedule::kClusterM;
   WgmmaView v = wgmma_view(p);
   auto stream = static_cast<cudaStream_t>(ctx.stream);
   int sms = 0;
@@ -680,8 +801,14 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   // Context::sm_limit leaves SMs to work beside this kernel (fewer blocks than the workspace was
   // sized for: never more).
   if (ctx.sm_limit > 0) sms = std::min(sms, ctx.sm_limit);
-  const WgmmaShape<P> shape(v);
-  const WgmmaPlan plan = Schedule::plan(sms, shape.tiles, shape.k_tiles);
+  // Without clusters a plan places blocks on `slots` SMs; with them, clusters on `slots`.
+  int slots = sms;
+  if constexpr (kCluster > 1) {
+    TILEKIT_RETURN_IF_ERROR((resident_clusters<P, Schedule>(ctx.device, &slots)));
+    slots = std::max(1, std::min(slots, sms / kCluster));
+  }
+  const WgmmaShape<P, kCluster> shape(v);
+  const WgmmaPlan plan = Schedule::plan(slots, shape.units, shape.k_tiles);
   const WgmmaWorkspace<P> layout(v, plan);
   if (ws.bytes < layout.total())
     return invalid_argument("workspace of " + std::to_string(ws.bytes) + " bytes, the kernel needs " +
@@ -689,7 +816,7 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   PlacedOperands placed;
   TILEKIT_RETURN_IF_ERROR(place_operands<P>(v, layout, ws, stream, &placed));
   OperandMaps maps;
-  TILEKIT_RETURN_IF_ERROR(encode_maps<P>(placed, &maps));
+  TILEKIT_RETURN_IF_ERROR((encode_maps<P, kCluster>(placed, &maps)));
   WgmmaArgs args = wgmma_args<P>(v, plan, Schedule::kGroupRows);
   if (plan.stream_k()) {
     auto* area = static_cast<uint8_t*>(ws.data) + layout.a + layout.b;
@@ -697,10 +824,8 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
     args.flags = reinterpret_cast<int*>(area + layout.partials);
     TILEKIT_CUDA_TRY(cudaMemsetAsync(args.flags, 0, layout.flags, stream));
   }
-  wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major)
-      <<<plan.blocks, P::kThreads, P::kSmemBytes, stream>>>(maps, args);
-  TILEKIT_CUDA_CHECK_LAUNCH("wgmma_gemm_kernel");
-  return Status::ok();
+  return launch_kernel<P, Schedule>(wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major),
+                                    plan.blocks, stream, maps, args);
 }
 
 template <typename P, typename Schedule>
@@ -733,9 +858,10 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   };
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) {
     const WgmmaView v = wgmma_view(p);
-    const WgmmaShape<P> shape(v);
-    // Without a device (a CPU caller asking), the H200's 132 SMs.
-    const WgmmaPlan plan = Schedule::plan(d != nullptr ? d->sm_count : 132, shape.tiles, shape.k_tiles);
+    const WgmmaShape<P, Schedule::kClusterM> shape(v);
+    // Without a device (a CPU caller asking), the H200's 132 SMs. (A cluster step's plan is
+    // given SMs rather than clusters here: it needs no workspace either way.)
+    const WgmmaPlan plan = Schedule::plan(d != nullptr ? d->sm_count : 132, shape.units, shape.k_tiles);
     return WgmmaWorkspace<P>(v, plan).total();
   };
   k.initialize = [](const GemmProblem&, const Context&, Workspace) {
