@@ -105,11 +105,10 @@ __device__ __forceinline__ void accumulate(const RowMajorGemm& g, int j, int fir
   }
 }
 
-// Adds the kWarps warps' sums of strip element e (row e / kStripColumns), in warp order.
+// Adds the kWarps warps' sums of row r, column col of the strip, in warp order.
 template <int kRows>
 __device__ __forceinline__ float sum_of_warps(const float (&sums)[kWarps][kRows][kStripColumns],
-                                              int e) {
-  const int r = e / kStripColumns, col = e % kStripColumns;
+                                              int r, int col) {
   float s = sums[0][r][col];
 #pragma unroll
   for (int w = 1; w < kWarps; ++w) s += sums[w][r][col];
@@ -159,7 +158,7 @@ __global__ void __launch_bounds__(kThreads)
   for (int e = threadIdx.x; e < kRows * kStripColumns; e += kThreads) {
     const int r = e / kStripColumns, col = strip + e % kStripColumns;
     if (col >= g.n) continue;
-    const float s = sum_of_warps<kRows>(sums, e);
+    const float s = sum_of_warps<kRows>(sums, r, col - strip);
     if (gridDim.y == 1)
       store_c(g, r, col, s);
     else

@@ -32,18 +32,10 @@ struct TilePerBlock {
   }
 };
 
-template <typename P>
-GemmKernel make_tile_per_block_entry(int auto_rank) {
-  return sm90::make_wgmma_entry<P, TilePerBlock>(auto_rank);
-}
-
 }  // namespace
 
 void register_gemm_sm90_01_tma_wgmma(Registry& r) {
-  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__nv_bfloat16, 128, 6>>(18));
-  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__nv_bfloat16, 256, 4>>(19));
-  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__half, 128, 6>>(18));
-  r.add(make_tile_per_block_entry<sm90::WgmmaPolicy<__half, 256, 4>>(19));
+  sm90::add_16bit_policies<TilePerBlock>(r, 18, 19);
 }
 
 }  // namespace tilekit::cuda

@@ -27,18 +27,10 @@ struct Persistent {
   }
 };
 
-template <typename P>
-GemmKernel make_persistent_entry(int auto_rank) {
-  return sm90::make_wgmma_entry<P, Persistent>(auto_rank);
-}
-
 }  // namespace
 
 void register_gemm_sm90_02_persistent(Registry& r) {
-  r.add(make_persistent_entry<sm90::WgmmaPolicy<__nv_bfloat16, 128, 6>>(22));
-  r.add(make_persistent_entry<sm90::WgmmaPolicy<__nv_bfloat16, 256, 4>>(23));
-  r.add(make_persistent_entry<sm90::WgmmaPolicy<__half, 128, 6>>(22));
-  r.add(make_persistent_entry<sm90::WgmmaPolicy<__half, 256, 4>>(23));
+  sm90::add_16bit_policies<Persistent>(r, 22, 23);
 }
 
 }  // namespace tilekit::cuda

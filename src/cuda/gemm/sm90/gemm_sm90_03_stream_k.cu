@@ -41,22 +41,12 @@ struct StreamKTail {
   }
 };
 
-template <typename P>
-GemmKernel make_stream_k_entry(int auto_rank) {
-  GemmKernel k = sm90::make_wgmma_entry<P, StreamKTail>(auto_rank);
-  k.info.tiling.split_k = -1;  // k ranges chosen per shape
-  return k;
-}
-
 }  // namespace
 
 // Ranked below step 02: on the H200 the tail costs less than its share of SMs suggests (the
 // busy SMs clock higher), and the partial tiles cost more (docs/hopper.md has the figures).
 void register_gemm_sm90_03_stream_k(Registry& r) {
-  r.add(make_stream_k_entry<sm90::WgmmaPolicy<__nv_bfloat16, 128, 6>>(20));
-  r.add(make_stream_k_entry<sm90::WgmmaPolicy<__nv_bfloat16, 256, 4>>(21));
-  r.add(make_stream_k_entry<sm90::WgmmaPolicy<__half, 128, 6>>(20));
-  r.add(make_stream_k_entry<sm90::WgmmaPolicy<__half, 256, 4>>(21));
+  sm90::add_16bit_policies<StreamKTail>(r, 20, 21);
 }
 
 }  // namespace tilekit::cuda

@@ -40,18 +40,10 @@ struct ClusterPairs {
   }
 };
 
-template <typename P>
-GemmKernel make_multicast_entry(int auto_rank) {
-  return sm90::make_wgmma_entry<P, ClusterPairs>(auto_rank);
-}
-
 }  // namespace
 
 void register_gemm_sm90_06_multicast(Registry& r) {
-  r.add(make_multicast_entry<sm90::WgmmaPolicy<__nv_bfloat16, 128, 6>>(16));
-  r.add(make_multicast_entry<sm90::WgmmaPolicy<__nv_bfloat16, 256, 4>>(17));
-  r.add(make_multicast_entry<sm90::WgmmaPolicy<__half, 128, 6>>(16));
-  r.add(make_multicast_entry<sm90::WgmmaPolicy<__half, 256, 4>>(17));
+  sm90::add_16bit_policies<ClusterPairs>(r, 16, 17);
 }
 
 }  // namespace tilekit::cuda

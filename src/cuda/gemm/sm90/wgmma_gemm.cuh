@@ -631,13 +631,12 @@ inline WgmmaPlan persistent_plan(int sms, int tiles) { return WgmmaPlan{std::min
 // `units`: what the walk hands out, tiles or (step 06) groups of kCluster tiles stacked along m.
 template <typename P, int kCluster = 1>
 struct WgmmaShape {
-  int tiles_m = 0, tiles_n = 0, tiles = 0, units = 0, k_tiles = 0;
-  explicit WgmmaShape(const WgmmaView& v)
-      : tiles_m(static_cast<int>((v.m + P::kBm - 1) / P::kBm)),
-        tiles_n(static_cast<int>((v.n + P::kBn - 1) / P::kBn)),
-        tiles(tiles_m * tiles_n),
-        units((tiles_m + kCluster - 1) / kCluster * tiles_n),
-        k_tiles(static_cast<int>((v.k + P::kBk - 1) / P::kBk)) {}
+  int units = 0, k_tiles = 0;
+  explicit WgmmaShape(const WgmmaView& v) : k_tiles(static_cast<int>((v.k + P::kBk - 1) / P::kBk)) {
+    const auto tiles_m = static_cast<int>((v.m + P::kBm - 1) / P::kBm);
+    const auto tiles_n = static_cast<int>((v.n + P::kBn - 1) / P::kBn);
+    units = (tiles_m + kCluster - 1) / kCluster * tiles_n;
+  }
 };
 
 // Workspace, in order: A and B as TMA reads them where they cannot be read in place (16-bit:
@@ -845,6 +844,7 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   s.suffix = P::suffix();
   s.tiling = P::tiling();
   s.tiling.schedule = Schedule::kTileSchedule;
+  if (Schedule::kTileSchedule == TileSchedule::kStreamK) s.tiling.split_k = -1;  // k ranges per shape
   s.requirements = P::kTf32 ? "any shape, layout, op and ld (A and B prepared K-major and rounded "
                               "to TF32 in the workspace)"
                             : "16-bit A and B, f32 C; any shape, layout, op and ld (an ld TMA cannot "
@@ -873,6 +873,16 @@ GemmKernel make_wgmma_entry(int auto_rank) {
                             P::kSmemBytes, out);
   };
   return k;
+}
+
+// The four 16-bit policies that steps 01–03 and 06 register: bf16 and f16 inputs, 128 × 128
+// tiles with 6 stages (ranked rank_128) and 128 × 256 with 4 (rank_256).
+template <typename Schedule>
+void add_16bit_policies(Registry& r, int rank_128, int rank_256) {
+  r.add(make_wgmma_entry<WgmmaPolicy<__nv_bfloat16, 128, 6>, Schedule>(rank_128));
+  r.add(make_wgmma_entry<WgmmaPolicy<__nv_bfloat16, 256, 4>, Schedule>(rank_256));
+  r.add(make_wgmma_entry<WgmmaPolicy<__half, 128, 6>, Schedule>(rank_128));
+  r.add(make_wgmma_entry<WgmmaPolicy<__half, 256, 4>, Schedule>(rank_256));
 }
 
 }  // namespace tilekit::cuda::sm90
