@@ -32,6 +32,7 @@
   FILE(gemm_sm90_04_tf32)           /* FP32 inputs: tf32 and FP32-accurate 3xTF32 */            \
   FILE(gemm_sm90_05_ping_pong)      /* each consumer a whole tile: one multiplies, one stores */ \
   FILE(gemm_sm90_06_multicast)      /* 2-block clusters share B's k-tiles by TMA multicast */   \
+  FILE(gemm_sm90_07_tma_store)      /* C through shared-memory boxes and TMA stores */          \
   /* copies, the memory-bandwidth yardsticks */                                                 \
   FILE(copy_cuda)                   /* memory/copy.cu */                                        \
   /* the transpose ladder (docs/memory.md) */                                                   \

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 #include "support/gemm_case.hpp"
@@ -254,13 +255,16 @@ TEST(CudaGemm, AlphaZeroOnlyScalesCOnTheDevice) {
 // Split-K adds its k slices in a fixed order: every run gives the same bits (no atomics).
 // Runs every kernel whose id contains `id_part` 10 times on one problem of `m`×`n`×`k`
 // (random inputs stored as `type`) and expects the same bits each time; returns how many ran.
-int expect_bit_identical_runs(const std::string& id_part, DType type, int64_t m, int64_t n, int64_t k) {
+// `compute`: the mode asked for (FP32 inputs: kF32 unless given; 16-bit inputs: their tensor-core
+// mode).
+int expect_bit_identical_runs(const std::string& id_part, DType type, int64_t m, int64_t n, int64_t k,
+                              std::optional<Compute> compute = std::nullopt) {
   GemmProblem p;
   p.m = m;
   p.n = n;
   p.k = k;
   p.types.a = p.types.b = type;
-  p.types.compute = type == DType::kF32 ? Compute::kF32 : Compute::kBF16;
+  p.types.compute = compute.value_or(type == DType::kF32 ? Compute::kF32 : Compute::kBF16);
   p.lda = p.min_lda();
   p.ldb = p.min_ldb();
   p.ldc = p.min_ldc();
@@ -283,7 +287,7 @@ int expect_bit_identical_runs(const std::string& id_part, DType type, int64_t m,
   p.c = dc.get();
   int tested = 0;
   for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
-    if (kernel.info.id.find(id_part) == std::string::npos || kernel.info.types.a != type) continue;
+    if (kernel.info.id.find(id_part) == std::string::npos || kernel.info.types != p.types) continue;
     ++tested;
     std::vector<float> first, again(static_cast<size_t>(p.c_span()));
     for (int run = 0; run < 10; ++run) {
@@ -349,6 +353,8 @@ TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
   if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
   EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kBF16, 1000, 1000, 4096), 0);
   EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF16, 2100, 2100, 256), 0);
+  EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF32, 1000, 1000, 2048, Compute::kF32x3TF32), 0);
+  EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
 }
 
 TEST(CudaReference, MatchesTheCpuReference) {

@@ -26,6 +26,7 @@ struct TilePerBlock {
   static constexpr int kGroupRows = 1;
   static constexpr bool kPingPong = false;
   static constexpr int kClusterM = 1;
+  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kOneBlockPerTile;
   static sm90::WgmmaPlan plan(int /*sms*/, int tiles, int /*k_tiles*/) {
     return sm90::WgmmaPlan{tiles, tiles, 0};

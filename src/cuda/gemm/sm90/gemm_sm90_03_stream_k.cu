@@ -8,11 +8,13 @@
 //          finished by the block holding its last k-tile, which adds the partial tiles the
 //          others published (a slot per block in the workspace, a flag each) in a fixed order:
 //          results are identical run to run, and no float atomics touch C.
-// Requires: as step 01; all blocks resident at once (one per SM: the ring takes > half an SM's
-//          shared memory), since a block may wait for a lower-numbered one.
+// Requires: as step 01 (16-bit inputs) or step 04 (tf32, 3xTF32); all blocks resident at once
+//          (one per SM: the ring takes > half an SM's shared memory), since a block may wait for
+//          a lower-numbered one.
 // Expect:  the tail round's idle SMs put to work: up to (rounds − T/S) / rounds faster than step
 //          02 (15% at 4097, 3% at 4096 and 8192), minus the partial tiles' traffic. Measured
-//          (H200): 8193² +12%, 4097² +2%, 4096² −5%, 2048² −15%.
+//          (H200): 8193² +12%, 4097² +2%, 4096² −5%, 2048² −15%. tf32 and 3xTF32 against step
+//          04 (one run): 4097² +4% (tf32 128 x 256) and +5% (3xTF32), 8193² level, 4096² −3%.
 #include "cuda/gemm/sm90/wgmma_gemm.cuh"
 
 namespace tilekit::cuda {
@@ -28,6 +30,7 @@ struct StreamKTail {
   static constexpr int kGroupRows = 8;
   static constexpr bool kPingPong = false;
   static constexpr int kClusterM = 1;
+  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamK;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
     const int rounds = tiles / sms, tail = tiles % sms;
@@ -45,8 +48,15 @@ struct StreamKTail {
 
 // Ranked below step 02: on the H200 the tail costs less than its share of SMs suggests (the
 // busy SMs clock higher), and the partial tiles cost more (docs/hopper.md has the figures).
+// The tf32 and 3xTF32 policies of step 04 get the same tail (3xTF32's 128 × 128 tiles make 1089
+// tiles at 4097², 8.25 rounds paid as 9).
 void register_gemm_sm90_03_stream_k(Registry& r) {
   sm90::add_16bit_policies<StreamKTail>(r, 20, 21);
+  using sm90::Operands;
+  using sm90::WgmmaPolicy;
+  r.add(sm90::make_wgmma_entry<WgmmaPolicy<float, 128, 6, Operands::kTf32>, StreamKTail>(20));
+  r.add(sm90::make_wgmma_entry<WgmmaPolicy<float, 256, 4, Operands::kTf32>, StreamKTail>(21));
+  r.add(sm90::make_wgmma_entry<WgmmaPolicy<float, 128, 3, Operands::kTf32x3>, StreamKTail>(21));
 }
 
 }  // namespace tilekit::cuda

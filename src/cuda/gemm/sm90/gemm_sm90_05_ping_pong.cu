@@ -23,6 +23,7 @@ struct PingPong {
   static constexpr int kGroupRows = 8;
   static constexpr bool kPingPong = true;
   static constexpr int kClusterM = 1;
+  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
   static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
     return sm90::persistent_plan(sms, tiles);

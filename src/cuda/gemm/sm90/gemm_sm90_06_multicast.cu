@@ -33,6 +33,7 @@ struct ClusterPairs {
   static constexpr int kGroupRows = 4;  // pairs of tile rows: 8 tile rows walked together
   static constexpr bool kPingPong = false;
   static constexpr int kClusterM = 2;
+  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
   // `clusters` resident at once, `pairs` to compute: each cluster walks pairs with a stride.
   static sm90::WgmmaPlan plan(int clusters, int pairs, int /*k_tiles*/) {

@@ -57,6 +57,36 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
                                     coords, bar, cta_mask);
 }
 
+// ---- TMA stores (step 07) -----------------------------------------------------------------
+
+// Makes this thread's ordinary shared-memory writes visible to the async proxy (TMA) before a
+// TMA store reads them; every writing thread fences, then the warp syncs, then one lane stores.
+__device__ __forceinline__ void fence_shared_for_tma() {
+  ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
+}
+
+// One box of shared memory at `src` to the 2-D tensor map at (inner, outer). Elements of the
+// box outside the tensor are not written. Completes asynchronously, in this thread's current
+// bulk group (tma_store_commit closes it).
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int inner, int outer) {
+  const int32_t coords[2] = {inner, outer};
+  ::cuda::ptx::cp_async_bulk_tensor(::cuda::ptx::space_global, ::cuda::ptx::space_shared, map, coords, src);
+}
+
+__device__ __forceinline__ void tma_store_commit() { ::cuda::ptx::cp_async_bulk_commit_group(); }
+
+// Waits until at most kPending of this thread's committed store groups still read shared memory
+// (their source may be overwritten after this).
+template <int kPending>
+__device__ __forceinline__ void tma_store_wait_read() {
+  ::cuda::ptx::cp_async_bulk_wait_group_read(::cuda::ptx::n32_t<kPending>{});
+}
+
+// Waits until every committed store group of this thread has finished writing global memory.
+__device__ __forceinline__ void tma_store_wait_all() {
+  ::cuda::ptx::cp_async_bulk_wait_group(::cuda::ptx::n32_t<0>{});
+}
+
 // ---- thread-block clusters (step 06) --------------------------------------------------------
 
 __device__ __forceinline__ uint32_t cluster_rank() {

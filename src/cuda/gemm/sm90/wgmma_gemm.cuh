@@ -13,8 +13,10 @@
 // stride gridDim.x; each step's `Schedule` says how many blocks (a tile each in step 01, one per
 // SM from step 02), whether the tail is shared as stream-K ranges (step 03) and whether the
 // consumers take whole tiles in turn (ping-pong, step 05), and whether blocks come in clusters
-// that share B's k-tiles by TMA multicast (Schedule::kClusterM, step 06). Step 04's tf32
-// operands are prepared K-major in the workspace first (tma_operands.hpp).
+// that share B's k-tiles by TMA multicast (Schedule::kClusterM, step 06), and whether the
+// consumers store C straight from registers or stage it in shared memory for TMA stores
+// (Schedule::kEpilogue, step 07). Step 04's tf32 operands are prepared K-major in the workspace
+// first (tma_operands.hpp).
 #pragma once
 
 #include <cuda.h>
@@ -38,6 +40,11 @@ namespace tilekit::cuda::sm90 {
 // How the tensor cores see the operands: the element type in shared memory and how many parts
 // each FP32 input is split into (tf32: 1; 3xTF32: 2, a big and a small TF32 part).
 enum class Operands { k16Bit, kTf32, kTf32x3 };
+
+// How the consumers write a finished tile: each thread its accumulators straight to C
+// (kRegisters), or each warp through shared-memory boxes that TMA stores (kTmaStore, step 07;
+// used where C's tensor map can be made, otherwise kRegisters).
+enum class Epilogue { kRegisters, kTmaStore };
 
 // A tile policy: element type (bf16, f16, or float read as tf32), C tile 128 × kBn, k-tiles of
 // 128-byte rows (64 16-bit or 32 FP32 elements), ring depth.
@@ -90,6 +97,26 @@ struct WgmmaPolicy {
 constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
 
+// Step 07's staging: each consumer warp owns kBuffers boxes of its 16 rows × 32 columns of C
+// (128-byte rows in TMA's 128-byte swizzle), filling one while TMA reads the other.
+struct StoreBox {
+  static constexpr int kRows = 16, kCols = 32, kBytes = kRows * kCols * 4, kBuffers = 2;
+};
+
+// Shared memory of a block: the policy's ring and barriers, plus the staging boxes of a step
+// whose epilogue stores through TMA (between the ring and the barriers, 1024-byte aligned).
+template <typename P, typename Schedule>
+__host__ __device__ constexpr size_t staging_bytes() {
+  return Schedule::kEpilogue == Epilogue::kTmaStore ? P::kConsumers * 4 * StoreBox::kBuffers * StoreBox::kBytes
+                                                    : 0;
+}
+template <typename P, typename Schedule>
+__host__ __device__ constexpr size_t smem_bytes() {
+  static_assert(P::kSmemBytes + staging_bytes<P, Schedule>() <= 227 * 1024,
+                "ring and staging must fit the H100/H200 shared memory");
+  return P::kSmemBytes + staging_bytes<P, Schedule>();
+}
+
 struct WgmmaArgs {
   int m = 0, n = 0, k = 0;  // the row-major view (tma_operands.hpp)
   int tiles_m = 0, tiles_n = 0, k_tiles = 0;
@@ -98,6 +125,7 @@ struct WgmmaArgs {
   float* c = nullptr;
   int64_t ldc = 0;
   bool c_pairs = false;     // ldc even and C 8-byte aligned: stores of 2 floats
+  bool c_tma = false;       // step 07: C has a tensor map (OperandMaps::c) to store tiles through
   // Stream-K tail (step 03; zero elsewhere): the walk's first `whole_tiles` tiles go to blocks
   // whole, round robin; the k-tiles of the rest are cut into gridDim.x contiguous ranges
   // (stream_k_begin). A tile cut between blocks is summed by the block holding its last k-tile
@@ -163,9 +191,10 @@ __device__ __forceinline__ void for_each_segment(const WgmmaArgs& a, F&& f) {
 
 // ---- producer -----------------------------------------------------------------------------------
 
-// The tensor maps of a launch, one kernel parameter: A and B, and for 3xTF32 their small parts.
+// The tensor maps of a launch, one kernel parameter: A and B, for 3xTF32 their small parts,
+// and C for a step that stores through TMA (valid when WgmmaArgs::c_tma).
 struct OperandMaps {
-  CUtensorMap a, b, a_small, b_small;
+  CUtensorMap a, b, a_small, b_small, c;
 };
 
 // A k-tile of one operand into `dst`, for C tile row (A) or column (B) `tile` of `kRows` rows:
@@ -315,20 +344,21 @@ __device__ __forceinline__ void multiply_stage_whole(float (&acc)[2][P::kAccumul
   fence_accumulators(acc[1]);
 }
 
+// The C element at `c` from its accumulator: alpha·v, or alpha·v + beta·c. BLAS: beta = 0 never
+// reads C. One rounding sequence for every element and both epilogues: `alpha * v + beta * c`
+// may be contracted as fma(alpha, v, beta·c) or fma(beta, c, alpha·v), per code path, and a C
+// element's bits would depend on where it lies in the launch (see alpha_acc_beta_c in the
+// ladder's common header).
+__device__ __forceinline__ float epilogue_value(const WgmmaArgs& a, float v, const float* c) {
+  return a.beta == 0.0f ? a.alpha * v : __fmaf_rn(a.alpha, v, __fmul_rn(a.beta, *c));
+}
+
 __device__ __forceinline__ void store_pair(const WgmmaArgs& a, int row, int col, float v0, float v1) {
   if (row >= a.m || col >= a.n) return;
   float* p = a.c + static_cast<int64_t>(row) * a.ldc + col;
   const bool both = col + 1 < a.n;
-  if (a.beta == 0.0f) {  // BLAS: beta = 0 never reads C
-    v0 *= a.alpha;
-    v1 *= a.alpha;
-  } else {
-    // One rounding sequence for every element: `alpha * v + beta * c` may be contracted as
-    // fma(alpha, v, beta·c) or fma(beta, c, alpha·v), per code path, and a C element's bits would
-    // depend on where it lies in the launch (see alpha_acc_beta_c in the ladder's common header).
-    v0 = __fmaf_rn(a.alpha, v0, __fmul_rn(a.beta, p[0]));
-    if (both) v1 = __fmaf_rn(a.alpha, v1, __fmul_rn(a.beta, p[1]));
-  }
+  v0 = epilogue_value(a, v0, p);
+  if (both) v1 = epilogue_value(a, v1, p + 1);
   if (both && a.c_pairs) {
     *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
   } else {
@@ -349,6 +379,68 @@ __device__ __forceinline__ void store_tile(const WgmmaArgs& a, const float (&acc
   for (int j = 0; j < P::kBn / 8; ++j) {
     store_pair(a, row, col0 + 8 * j, acc[4 * j], acc[4 * j + 1]);
     store_pair(a, row + 8, col0 + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
+  }
+}
+
+// ---- step 07: C through shared memory and TMA stores ---------------------------------------------
+
+// Where a consumer warp stages its tiles: its boxes and how many it has handed to TMA so far.
+struct TmaStoreState {
+  const CUtensorMap* map = nullptr;  // C's
+  uint8_t* boxes = nullptr;          // StoreBox::kBuffers boxes of this warp
+  int issued = 0;
+};
+
+// The float pair at row r, column `col` (even) of a staging box. Rows are 128 bytes whose 16-byte
+// chunks TMA's 128-byte swizzle permutes (chunk XOR row % 8): the 8 rows a warp writes for one
+// 8-column group land in 8 different chunk positions, two wavefronts per 256-byte store.
+__device__ __forceinline__ float2* staged_pair(uint8_t* box, int r, int col) {
+  const int chunk = (col / 4) ^ (r % 8);
+  return reinterpret_cast<float2*>(box + r * 128 + chunk * 16 + (col % 4) * 4);
+}
+
+// Both elements of a pair for the staging box; outside C (clipped by the TMA store) they are 0
+// and C is not read there.
+__device__ __forceinline__ float2 staged_values(const WgmmaArgs& a, int row, int col, float v0, float v1) {
+  const float* p = a.c + static_cast<int64_t>(row) * a.ldc + col;
+  const bool in_rows = row < a.m;
+  return make_float2(in_rows && col < a.n ? epilogue_value(a, v0, p) : 0.0f,
+                     in_rows && col + 1 < a.n ? epilogue_value(a, v1, p + 1) : 0.0f);
+}
+
+// This warp's 16 rows of the tile, 32 columns at a time: the warp writes a box (waiting first
+// until TMA has read what the box held before), fences it for the async proxy, and one lane
+// issues its TMA store. Nobody waits for the stores to reach C: the consumers go on to the next
+// tile while TMA drains the boxes (step 02's epilogue stopped the tensor cores while every
+// thread stored its accumulators itself).
+template <typename P>
+__device__ void store_tile_tma(const WgmmaArgs& a, const float (&acc)[P::kAccumulators], int tm, int tn,
+                               int consumer, TmaStoreState& out) {
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int row0 = tm * P::kBm + consumer * 64 + warp * 16;
+  if (row0 >= a.m) return;  // the warp's rows lie below C (warp-uniform, as below)
+  const int r = lane / 4, pair_col = 2 * (lane % 4);
+  constexpr int kGroups = StoreBox::kCols / 8;  // the accumulators' 8-column groups per box
+#pragma unroll
+  for (int q = 0; q < P::kBn / StoreBox::kCols; ++q) {
+    const int col0 = tn * P::kBn + q * StoreBox::kCols;
+    if (col0 >= a.n) break;  // past C's last column
+    uint8_t* box = out.boxes + (out.issued % StoreBox::kBuffers) * StoreBox::kBytes;
+    if (lane == 0) tma_store_wait_read<StoreBox::kBuffers - 1>();  // the box's last store has read it
+    __syncwarp();
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+      const int j = q * kGroups + g, col = 8 * g + pair_col;
+      *staged_pair(box, r, col) = staged_values(a, row0 + r, col0 + col, acc[4 * j], acc[4 * j + 1]);
+      *staged_pair(box, r + 8, col) = staged_values(a, row0 + r + 8, col0 + col, acc[4 * j + 2], acc[4 * j + 3]);
+    }
+    fence_shared_for_tma();
+    __syncwarp();
+    if (lane == 0) {
+      tma_store_2d(out.map, box, col0, row0);
+      tma_store_commit();
+    }
+    ++out.issued;
   }
 }
 
@@ -455,9 +547,9 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
 }
 
 // A segment's sum: published as a partial tile, or completed with the others' and stored.
-template <typename P, int kCluster>
+template <typename P, int kCluster, Epilogue kEpilogue>
 __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&sum)[P::kAccumulators],
-                                               const Segment& seg, int consumer) {
+                                               const Segment& seg, int consumer, TmaStoreState& out) {
   if (seg.k_end < k_tile_count(args)) {  // the rest of this tile is summed by a higher block
     publish_partial<P>(args, sum, consumer);
     return;
@@ -465,12 +557,15 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   if (seg.k_begin > 0) add_partials<P>(args, sum, seg, consumer);
   int tm, tn;
   tile_coords<kCluster>(args, seg.tile, &tm, &tn);
-  store_tile<P>(args, sum, tm, tn, consumer);
+  if (kEpilogue == Epilogue::kTmaStore && args.c_tma)
+    store_tile_tma<P>(args, sum, tm, tn, consumer, out);
+  else
+    store_tile<P>(args, sum, tm, tn, consumer);
 }
 
-template <typename P, int kCluster, bool kAMn, bool kBMn>
+template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn>
 __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
-                        uint64_t* full, uint64_t* empty, int consumer) {
+                        uint64_t* full, uint64_t* empty, int consumer, TmaStoreState out) {
   int stage = 0;
   uint32_t phase = 0;
   float acc[P::kAccumulators] = {};  // overwritten by each segment's first wgmma (accumulate = 0)
@@ -479,13 +574,16 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
     if constexpr (P::kPromote) {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
                                                 promoted);
-      finish_segment<P, kCluster>(args, promoted, seg, consumer);
+      finish_segment<P, kCluster, kEpilogue>(args, promoted, seg, consumer, out);
     } else {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
                                                 acc);
-      finish_segment<P, kCluster>(args, acc, seg, consumer);
+      finish_segment<P, kCluster, kEpilogue>(args, acc, seg, consumer, out);
     }
   });
+  // The last stores must have read their boxes before the block's shared memory goes, and have
+  // written C before the kernel counts as done.
+  if (kEpilogue == Epilogue::kTmaStore && threadIdx.x % 32 == 0) tma_store_wait_all();
 }
 
 // Ping-pong (step 05): consumer c takes every other segment of the walk and computes its whole
@@ -552,13 +650,16 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   // TMA's 128-byte swizzle and the descriptors assume 1024-byte-aligned tiles.
   uint8_t* ring_a = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
   uint8_t* ring_b = ring_a + P::kStages * P::kAStageBytes;
-  auto* full = reinterpret_cast<uint64_t*>(ring_b + P::kStages * P::kBStageBytes);
+  uint8_t* staging = ring_b + P::kStages * P::kBStageBytes;  // step 07's boxes (1024-byte aligned)
+  auto* full = reinterpret_cast<uint64_t*>(staging + staging_bytes<P, Schedule>());
   uint64_t* empty = full + P::kStages;
   uint64_t* turn = empty + P::kStages;  // ping-pong only: turn[c] opens consumer c's next tile
   constexpr int kCluster = Schedule::kClusterM;
   static_assert(kCluster == 1 || (!Schedule::kPingPong && P::kParts == 1 &&
                                   Schedule::kTileSchedule != TileSchedule::kStreamK),
                 "clusters (step 06) share B's k-tiles of whole tiles, one part, both consumers");
+  static_assert(!Schedule::kPingPong || Schedule::kEpilogue == Epilogue::kRegisters,
+                "ping-pong (step 05) stores whole tiles from registers");
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
       barrier_init(&full[s], 1);                       // the producer's arrive_expect_bytes
@@ -583,7 +684,9 @@ __global__ void __launch_bounds__(P::kThreads, 1)
     if constexpr (Schedule::kPingPong)
       consume_ping_pong<P, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn, warpgroup - 1);
     else
-      consume<P, kCluster, kAMn, kBMn>(args, ring_a, ring_b, full, empty, warpgroup - 1);
+      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn>(
+          args, ring_a, ring_b, full, empty, warpgroup - 1,
+          TmaStoreState{&maps.c, staging + (threadIdx.x / 32 - 4) * StoreBox::kBuffers * StoreBox::kBytes});
   }
   // The other blocks' consumers may still be arriving on this block's `empty` barriers: its
   // shared memory must outlive them.
@@ -714,6 +817,15 @@ Status encode_maps(const PlacedOperands& o, OperandMaps* maps) {
   return Status::ok();
 }
 
+// Whether TMA can store C (step 07): a 16-byte-aligned base, a row pitch of whole 16 bytes, and
+// rows of whole 16 bytes too: a TMA store clips a box at C's last column only to the next
+// 16-byte boundary, so with n % 4 ≠ 0 it would write up to 3 floats past each row's end (into
+// the padding of a larger ld: the registry's guard-band cases caught it). Otherwise (a 4097-wide
+// C) the consumers store from registers.
+inline bool tma_can_store_c(const WgmmaView& v) {
+  return v.m > 0 && v.n > 0 && v.n % 4 == 0 && v.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(v.c) % 16 == 0;
+}
+
 inline Status sm_count(int device, int* out) {
   TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device));
   return Status::ok();
@@ -749,7 +861,7 @@ cudaLaunchConfig_t cluster_launch(int blocks, cudaStream_t stream, cudaLaunchAtt
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(P::kThreads);
-  config.dynamicSmemBytes = P::kSmemBytes;
+  config.dynamicSmemBytes = smem_bytes<P, Schedule>();
   config.stream = stream;
   config.attrs = attr;
   config.numAttrs = 1;
@@ -779,7 +891,7 @@ template <typename P, typename Schedule>
 Status launch_kernel(WgmmaKernelFn kernel, int blocks, cudaStream_t stream, const OperandMaps& maps,
                      const WgmmaArgs& args) {
   if constexpr (Schedule::kClusterM == 1) {
-    kernel<<<blocks, P::kThreads, P::kSmemBytes, stream>>>(maps, args);
+    kernel<<<blocks, P::kThreads, smem_bytes<P, Schedule>(), stream>>>(maps, args);
   } else {
     cudaLaunchAttribute cluster;
     const cudaLaunchConfig_t config = cluster_launch<P, Schedule>(blocks, stream, &cluster);
@@ -817,6 +929,12 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   OperandMaps maps;
   TILEKIT_RETURN_IF_ERROR((encode_maps<P, kCluster>(placed, &maps)));
   WgmmaArgs args = wgmma_args<P>(v, plan, Schedule::kGroupRows);
+  if constexpr (Schedule::kEpilogue == Epilogue::kTmaStore) {
+    args.c_tma = tma_can_store_c(v);
+    if (args.c_tma)
+      TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps.c, TmaOperand{v.c, v.m, v.n, v.ldc}, DType::kF32,
+                                              StoreBox::kCols, StoreBox::kRows));
+  }
   if (plan.stream_k()) {
     auto* area = static_cast<uint8_t*>(ws.data) + layout.a + layout.b;
     args.partials = reinterpret_cast<float*>(area);
@@ -832,7 +950,7 @@ Status opt_into_wgmma_smem() {
   for (int majors = 0; majors < 4; ++majors)
     TILEKIT_CUDA_TRY(cudaFuncSetAttribute(wgmma_kernel<P, Schedule>(majors & 1, majors & 2),
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(P::kSmemBytes)));
+                                          static_cast<int>(smem_bytes<P, Schedule>())));
   return Status::ok();
 }
 
@@ -870,7 +988,7 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   k.launch = launch_wgmma<P, Schedule>;
   k.resources = [](KernelResources* out) {
     return kernel_resources(reinterpret_cast<const void*>(wgmma_kernel<P, Schedule>(false, true)), P::kThreads,
-                            P::kSmemBytes, out);
+                            smem_bytes<P, Schedule>(), out);
   };
   return k;
 }

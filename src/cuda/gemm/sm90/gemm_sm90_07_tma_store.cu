@@ -1,0 +1,61 @@
+// gemm_sm90_07_tma_store.cu — step 7 of the Hopper family (sm_90a; docs/hopper.md).
+//
+// Adds:    an epilogue through shared memory and TMA stores. Up to step 06 every consumer
+//          thread stores its accumulators to C itself: 64 KB per warpgroup and tile of 8-byte
+//          stores, during which neither consumer issues wgmma. Here each consumer warp writes
+//          its 16 rows of the tile, 32 columns at a time, into a shared-memory box (alpha and,
+//          only when beta ≠ 0, beta·C applied on the way), and one lane hands the box to TMA
+//          (cp.async.bulk.tensor, global ← shared). The warp does not wait for C to be written:
+//          it waits only until TMA has read a box before refilling it (two boxes per warp, 32 KB
+//          of staging per block), and goes on to the next tile's wgmma while TMA drains the
+//          rest. The boxes use TMA's 128-byte swizzle, so a warp's writes are conflict-free.
+//          TMA clips the boxes at C's edges. Persistent blocks and grouped tile order as step 02.
+// Requires: as step 02 (16-bit inputs) or step 04 (tf32, 3xTF32). The TMA path needs C 16-byte
+//          aligned with n and ldc multiples of 4 (a TMA store clips at C's last column only to
+//          16 bytes); any other C is stored from registers as in step 02.
+// Expect:  the consumers' share of the epilogue falls from storing 128 KB per tile to writing
+//          it into shared memory; a gain where the tensor pipe idled during step 02's stores.
+//          Measured (H200, same run): bf16 4096 747 vs 731 TFLOP/s (128 x 256), 2048 +3%, but
+//          128 x 128 tiles 17% slower at 8192 (two runs); 3xTF32 (128 x 128, a store per 128 x 128
+//          tile) +6% at 4096, +10% at 8192; tf32 128 x 256 +1-2%. ncu at 4096 bf16: the tensor pipe
+//          90.4% busy against step 02's 90.7%: the stores were not what idled it there.
+#include "cuda/gemm/sm90/wgmma_gemm.cuh"
+
+namespace tilekit::cuda {
+
+namespace {
+
+// Step 02's walk with the TMA-store epilogue.
+struct PersistentTmaStore {
+  static constexpr const char* kName = "sm90_07_tma_store";
+  static constexpr int kStep = 7;
+  static constexpr int kGroupRows = 8;
+  static constexpr bool kPingPong = false;
+  static constexpr int kClusterM = 1;
+  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kTmaStore;
+  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
+  static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
+    return sm90::persistent_plan(sms, tiles);
+  }
+};
+
+using sm90::Operands;
+using sm90::WgmmaPolicy;
+
+template <typename P>
+void add(Registry& r, int auto_rank) {
+  r.add(sm90::make_wgmma_entry<P, PersistentTmaStore>(auto_rank));
+}
+
+}  // namespace
+
+// Ranked above steps 02 and 04 where it measured faster (128 x 256, 3xTF32), below them where it
+// did not (128 x 128 16-bit and tf32).
+void register_gemm_sm90_07_tma_store(Registry& r) {
+  sm90::add_16bit_policies<PersistentTmaStore>(r, 21, 24);
+  add<WgmmaPolicy<float, 128, 6, Operands::kTf32>>(r, 21);
+  add<WgmmaPolicy<float, 256, 4, Operands::kTf32>>(r, 24);
+  add<WgmmaPolicy<float, 128, 3, Operands::kTf32x3>>(r, 24);
+}
+
+}  // namespace tilekit::cuda
