@@ -16,9 +16,11 @@
 // Expect:  the consumers' share of the epilogue falls from storing 128 KB per tile to writing
 //          it into shared memory; a gain where the tensor pipe idled during step 02's stores.
 //          Measured (H200, same run): bf16 4096 747 vs 731 TFLOP/s (128 x 256), 2048 +3%, but
-//          128 x 128 tiles 17% slower at 8192 (two runs); 3xTF32 (128 x 128, a store per 128 x 128
-//          tile) +6% at 4096, +10% at 8192; tf32 128 x 256 +1-2%. ncu at 4096 bf16: the tensor pipe
-//          90.4% busy against step 02's 90.7%: the stores were not what idled it there.
+//          128 x 128 tiles 17% slower at 8192 (two runs); 3xTF32 +6% at 4096 and +10% at 8192 in
+//          the bench but level under ncu's locked clocks (and faster at 4097 too, where n % 4 ≠ 0
+//          stores from registers: not the TMA store as such); tf32 128 x 256 +1-2%. ncu at 4096
+//          bf16: the tensor pipe 90.4% busy against step 02's 90.7%: the stores were not what
+//          idled it there.
 #include "cuda/gemm/sm90/wgmma_gemm.cuh"
 
 namespace tilekit::cuda {
