@@ -683,7 +683,7 @@ __global__ void __launch_bounds__(P::kThreads, 1)
     registers_grow<kConsumerRegisters>();
     if constexpr (Schedule::kPingPong)
       consume_ping_pong<P, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn, warpgroup - 1);
-    else
+    else  // consumer warps are the block's warps 4 … 11: warp w stages in boxes w − 4
       consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn>(
           args, ring_a, ring_b, full, empty, warpgroup - 1,
           TmaStoreState{&maps.c, staging + (threadIdx.x / 32 - 4) * StoreBox::kBuffers * StoreBox::kBytes});
