@@ -120,6 +120,9 @@ std::vector<GemmCase> cases() {
   // Around the Hopper family's tiles (128 × 128 or 256, k-tiles of 64) and more C tiles than
   // SMs (a persistent block walks several), every op and both layouts.
   add(255, 257, 191);
+  // An A that TMA could read in place (rows of 144 bytes) but that the Hopper family repacks:
+  // its rows are off 128-byte lines and each element enters n ≥ 3072 products.
+  add(64, 3100, 72);
   for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
     for (Op op_a : {Op::kN, Op::kT})
       for (Op op_b : {Op::kN, Op::kT}) {
@@ -355,6 +358,12 @@ TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF16, 2100, 2100, 256), 0);
   EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF32, 1000, 1000, 2048, Compute::kF32x3TF32), 0);
   EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
+  // Step 07's stream-K walk, storing C through TMA (n % 4 = 0) and through its warps (n odd).
+  EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kBF16, 1000, 1000, 4096), 0);
+  EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kF16, 2101, 2101, 256), 0);
+  EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kF32, 1001, 1001, 2048,
+                                      Compute::kF32x3TF32), 0);
+  EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
 }
 
 TEST(CudaReference, MatchesTheCpuReference) {

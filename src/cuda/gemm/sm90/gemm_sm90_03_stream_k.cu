@@ -21,9 +21,6 @@ namespace tilekit::cuda {
 
 namespace {
 
-// k-tiles per block below which a stream-K range is not worth its partial tile.
-constexpr int kMinItersPerBlock = 4;
-
 struct StreamKTail {
   static constexpr const char* kName = "sm90_03_stream_k";
   static constexpr int kStep = 3;
@@ -33,14 +30,7 @@ struct StreamKTail {
   static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamK;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
-    const int rounds = tiles / sms, tail = tiles % sms;
-    if (tail == 0 || k_tiles < 2) return sm90::persistent_plan(sms, tiles);
-    const int streamed = tail + (rounds > 0 ? sms : 0);
-    const int64_t iters = static_cast<int64_t>(streamed) * k_tiles;
-    const int blocks = rounds > 0 ? sms
-                                  : static_cast<int>(std::max<int64_t>(
-                                        1, std::min<int64_t>(sms, iters / kMinItersPerBlock)));
-    return sm90::WgmmaPlan{blocks, tiles - streamed, iters};
+    return sm90::stream_k_tail_plan(sms, tiles, k_tiles);
   }
 };
 

@@ -16,6 +16,12 @@ constexpr int64_t kElementBytes = 2;                 // the family's operands ar
 constexpr int64_t kLdMultiple = 16 / kElementBytes;  // TMA: row pitch a multiple of 16 bytes
 // A repacked copy gets 128-byte rows, so that no TMA box row straddles two 128-byte lines.
 constexpr int64_t kRepackLdMultiple = 128 / kElementBytes;
+// Rows TMA can read but which do not start on 128-byte lines cost every box row an extra line:
+// bf16 at 4104² (rows of 8208 bytes), the GEMM kernel took 334 µs against 219 µs at 4160²
+// (8320-byte rows), more than the 2 × 21 µs that repacking both operands costs at 4097². A
+// repack's cost grows with the operand, the saving with the products each element enters (n
+// for A, m for B); it is taken from this many on.
+constexpr int64_t kRepackMisalignedUses = 3072;
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
@@ -45,26 +51,55 @@ Status tensor_map_encoder(PFN_cuTensorMapEncodeTiled_v12000* out) {
   return Status::ok();
 }
 
-// Each thread writes 8 consecutive elements of a row as one 16-byte store into the aligned copy;
-// the source rows are misaligned (that is why we copy), so it reads them element by element.
-// Elements past `cols` in the last group are written as zeros (TMA never reads them).
+// The 8 elements of `row` from column `col` on, as one 16-byte word (zeros past `cols`). The
+// source rows start anywhere on a 2-byte boundary (that is why we copy): inside the row the 8
+// elements are read as 4 aligned 4-byte words, or as 5 shifted by 2 bytes when they start
+// mid-word; the first and last groups of a row, where the 5th word would lie outside it, are
+// read element by element.
+__device__ __forceinline__ uint4 repack_group(const uint16_t* row, int64_t col, int64_t cols) {
+  uint32_t w[5];
+  const uintptr_t at = reinterpret_cast<uintptr_t>(row + col);
+  const bool mid_word = (at & 2) != 0;
+  if (col >= 8 && col + 9 <= cols) {
+    const auto* word = reinterpret_cast<const uint32_t*>(at & ~uintptr_t{3});
+#pragma unroll
+    for (int i = 0; i < 4; ++i) w[i] = word[i];
+    if (!mid_word) return make_uint4(w[0], w[1], w[2], w[3]);
+    w[4] = word[4];
+    return make_uint4(__funnelshift_r(w[0], w[1], 16), __funnelshift_r(w[1], w[2], 16),
+                      __funnelshift_r(w[2], w[3], 16), __funnelshift_r(w[3], w[4], 16));
+  }
+#pragma unroll
+  for (int e = 0; e < 8; e += 2) {
+    const uint32_t lo = col + e < cols ? row[col + e] : 0u;
+    const uint32_t hi = col + e + 1 < cols ? row[col + e + 1] : 0u;
+    w[e / 2] = lo | hi << 16;
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// A thread copies kRepackUnroll groups of 8 elements of a row, all loads before the stores
+// (one 16-byte store each into the 128-byte-aligned copy). The first version read one element
+// per load and one group per thread: 21 µs per 4097² bf16 operand (3.2 TB/s).
+constexpr int kRepackThreads = 256, kRepackUnroll = 4;
 __global__ void repack_kernel(const uint16_t* __restrict__ src, int64_t ld_src,
                               uint16_t* __restrict__ dst, int64_t ld_dst, int64_t rows, int64_t cols) {
   const int64_t groups = (cols + 7) / 8;
   for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
     const uint16_t* in = src + row * ld_src;
-    for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < groups;
-         g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-      uint32_t packed[4];
+    for (int64_t first = static_cast<int64_t>(blockIdx.x) * kRepackUnroll * blockDim.x; first < groups;
+         first += static_cast<int64_t>(gridDim.x) * kRepackUnroll * blockDim.x) {
+      uint4 out[kRepackUnroll];
 #pragma unroll
-      for (int e = 0; e < 8; e += 2) {
-        const int64_t col = g * 8 + e;
-        const uint32_t lo = col < cols ? in[col] : 0u;
-        const uint32_t hi = col + 1 < cols ? in[col + 1] : 0u;
-        packed[e / 2] = lo | hi << 16;
+      for (int u = 0; u < kRepackUnroll; ++u) {
+        const int64_t g = first + u * blockDim.x + threadIdx.x;
+        if (g < groups) out[u] = repack_group(in, g * 8, cols);
       }
-      *reinterpret_cast<uint4*>(dst + row * ld_dst + g * 8) =
-          make_uint4(packed[0], packed[1], packed[2], packed[3]);
+#pragma unroll
+      for (int u = 0; u < kRepackUnroll; ++u) {
+        const int64_t g = first + u * blockDim.x + threadIdx.x;
+        if (g < groups) *reinterpret_cast<uint4*>(dst + row * ld_dst + g * 8) = out[u];
+      }
     }
   }
 }
@@ -199,18 +234,23 @@ bool tma_can_read(const TmaOperand& o) {
   return reinterpret_cast<uintptr_t>(o.data) % 16 == 0 && o.ld % kLdMultiple == 0;
 }
 
-size_t repack_bytes(const TmaOperand& o) {
-  if (tma_can_read(o)) return 0;
+bool repack_pays(const TmaOperand& o, int64_t uses) {
+  if (!tma_can_read(o)) return true;
+  const bool lines_aligned = reinterpret_cast<uintptr_t>(o.data) % 128 == 0 && o.ld % kRepackLdMultiple == 0;
+  return !lines_aligned && uses >= kRepackMisalignedUses;
+}
+
+size_t repack_bytes(const TmaOperand& o, int64_t uses) {
+  if (!repack_pays(o, uses)) return 0;
   return static_cast<size_t>(round_up(o.rows * round_up(o.cols, kRepackLdMultiple) * kElementBytes, 256));
 }
 
 Status repack_operand(TmaOperand* o, void* dst, cudaStream_t stream) {
   const int64_t ld = round_up(o->cols, kRepackLdMultiple);
-  const int threads = 128;
-  const int64_t groups = (o->cols + 7) / 8;
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>((groups + threads - 1) / threads, 1024)),
+  const int64_t groups = (o->cols + 7) / 8, per_block = int64_t{kRepackThreads} * kRepackUnroll;
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>((groups + per_block - 1) / per_block, 1024)),
                   static_cast<unsigned>(std::min<int64_t>(o->rows, 65535)));
-  repack_kernel<<<grid, threads, 0, stream>>>(static_cast<const uint16_t*>(o->data), o->ld,
+  repack_kernel<<<grid, kRepackThreads, 0, stream>>>(static_cast<const uint16_t*>(o->data), o->ld,
                                                static_cast<uint16_t*>(dst), ld, o->rows, o->cols);
   TILEKIT_CUDA_CHECK_LAUNCH("repack_kernel");
   o->data = dst;

@@ -5,8 +5,9 @@
 // TMA reads a matrix through a tensor map whose base address is 16-byte aligned and whose row
 // pitch is a multiple of 16 bytes. Odd m, n and k need nothing: a box that runs past the
 // matrix edge arrives zero-filled. An ld that is not a multiple of 8 (16-bit elements) — a
-// tightly packed 4097 × 4097 matrix — is copied once into an aligned workspace (pack_operand),
-// the only case where the user's data is copied.
+// tightly packed 4097 × 4097 matrix — is copied once into an aligned workspace (repack_operand),
+// and so is a large operand whose rows TMA can read but that do not start on 128-byte lines
+// (repack_pays); these are the only cases where the user's data is copied.
 #pragma once
 
 #include <cuda.h>
@@ -42,8 +43,12 @@ WgmmaView wgmma_view(const GemmProblem& p);
 
 // True when TMA can read `o` of 16-bit elements in place.
 bool tma_can_read(const TmaOperand& o);
-// Workspace bytes a repacked copy of `o` takes (0 when TMA reads it in place), 256-byte rounded.
-size_t repack_bytes(const TmaOperand& o);
+// True when `o`, whose elements enter `uses` products each (n for A, m for B), is to be
+// repacked: TMA cannot read it, or its rows are not 128-byte aligned and it is used enough for
+// the copy to pay.
+bool repack_pays(const TmaOperand& o, int64_t uses);
+// Workspace bytes a repacked copy of `o` takes (0 when it is read in place), 256-byte rounded.
+size_t repack_bytes(const TmaOperand& o, int64_t uses);
 // Copies `o` into `dst` with an aligned ld and points `o` at the copy.
 Status repack_operand(TmaOperand* o, void* dst, cudaStream_t stream);
 

@@ -444,6 +444,48 @@ __device__ void store_tile_tma(const WgmmaArgs& a, const float (&acc)[P::kAccumu
   }
 }
 
+// A C that TMA cannot store (n, ldc or its address not a multiple of 16 bytes: a 4097-wide C)
+// leaves through the same boxes, by the warp itself: it writes a box of raw accumulators as
+// above, then stores it a row at a time, lane l taking column l — one instruction per row of 128
+// contiguous bytes, where step 02's direct stores touch 8 rows per instruction, 4 or 8 bytes
+// each (ncu at 4096 x 4097, bf16: with n odd, 4-byte direct stores cost the kernel ~40% over the
+// same tile count with TMA stores). Alpha and beta are applied on the way out, where C is read
+// a row at a time too. No TMA here: one box, reused once the warp has read it back.
+__device__ __forceinline__ float staged_value(const uint8_t* box, int r, int col) {
+  const int chunk = (col / 4) ^ (r % 8);
+  return *reinterpret_cast<const float*>(box + r * 128 + chunk * 16 + (col % 4) * 4);
+}
+
+template <typename P>
+__device__ void store_tile_staged(const WgmmaArgs& a, const float (&acc)[P::kAccumulators], int tm, int tn,
+                                  int consumer, uint8_t* box) {
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int row0 = tm * P::kBm + consumer * 64 + warp * 16;
+  if (row0 >= a.m) return;  // the warp's rows lie below C (warp-uniform, as below)
+  const int r = lane / 4, pair_col = 2 * (lane % 4);
+  const int rows = min(StoreBox::kRows, a.m - row0);
+  constexpr int kGroups = StoreBox::kCols / 8;
+#pragma unroll
+  for (int q = 0; q < P::kBn / StoreBox::kCols; ++q) {
+    const int col0 = tn * P::kBn + q * StoreBox::kCols;
+    if (col0 >= a.n) break;  // past C's last column
+    __syncwarp();            // every lane has read the box's previous rows
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+      const int j = q * kGroups + g, col = 8 * g + pair_col;
+      *staged_pair(box, r, col) = make_float2(acc[4 * j], acc[4 * j + 1]);
+      *staged_pair(box, r + 8, col) = make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+    }
+    __syncwarp();
+    if (col0 + lane < a.n) {
+      float* p = a.c + static_cast<int64_t>(row0) * a.ldc + col0 + lane;
+#pragma unroll
+      for (int i = 0; i < StoreBox::kRows; ++i, p += a.ldc)
+        if (i < rows) *p = epilogue_value(a, staged_value(box, i, lane), p);
+    }
+  }
+}
+
 // ---- stream-K partial tiles ---------------------------------------------------------------------
 
 // Synchronises the 128 threads of one consumer warpgroup (named barrier 1 + consumer; 0 is
@@ -557,10 +599,12 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   if (seg.k_begin > 0) add_partials<P>(args, sum, seg, consumer);
   int tm, tn;
   tile_coords<kCluster>(args, seg.tile, &tm, &tn);
-  if (kEpilogue == Epilogue::kTmaStore && args.c_tma)
+  if (kEpilogue != Epilogue::kTmaStore)
+    store_tile<P>(args, sum, tm, tn, consumer);
+  else if (args.c_tma)
     store_tile_tma<P>(args, sum, tm, tn, consumer, out);
   else
-    store_tile<P>(args, sum, tm, tn, consumer);
+    store_tile_staged<P>(args, sum, tm, tn, consumer, out.boxes);
 }
 
 template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn>
@@ -731,6 +775,22 @@ struct WgmmaPlan {
 // tiles), every tile whole.
 inline WgmmaPlan persistent_plan(int sms, int tiles) { return WgmmaPlan{std::min(sms, tiles), tiles, 0}; }
 
+// Step 03's plan, which step 07 also offers: the tiles of the last partial round plus one full
+// round are cut into `sms` equal k-ranges (stream-K), the others handed out whole; with no
+// partial round, step 02's plan. Below kMinItersPerBlock k-tiles per block a range is not worth
+// its partial tile.
+inline WgmmaPlan stream_k_tail_plan(int sms, int tiles, int k_tiles) {
+  constexpr int64_t kMinItersPerBlock = 4;
+  const int rounds = tiles / sms, tail = tiles % sms;
+  if (tail == 0 || k_tiles < 2) return persistent_plan(sms, tiles);
+  const int streamed = tail + (rounds > 0 ? sms : 0);
+  const int64_t iters = static_cast<int64_t>(streamed) * k_tiles;
+  const int blocks = rounds > 0 ? sms
+                                : static_cast<int>(std::max<int64_t>(
+                                      1, std::min<int64_t>(sms, iters / kMinItersPerBlock)));
+  return WgmmaPlan{blocks, tiles - streamed, iters};
+}
+
 // `units`: what the walk hands out, tiles or (step 06) groups of kCluster tiles stacked along m.
 template <typename P, int kCluster = 1>
 struct WgmmaShape {
@@ -742,8 +802,8 @@ struct WgmmaShape {
   }
 };
 
-// Workspace, in order: A and B as TMA reads them where they cannot be read in place (16-bit:
-// repacked when their ld is not aligned; tf32: always prepared, `parts` copies each), then the
+// Workspace, in order: A and B as TMA reads them where they are not read in place (16-bit:
+// repacked when repack_pays; tf32: always prepared, `parts` copies each), then the
 // stream-K partial tiles (one per block) and their flags.
 template <typename P>
 struct WgmmaWorkspace {
@@ -753,8 +813,8 @@ struct WgmmaWorkspace {
       a = P::kParts * tf32_part_bytes(v.m, v.k);
       b = P::kParts * tf32_part_bytes(v.n, v.k);
     } else {
-      a = repack_bytes(v.a);
-      b = repack_bytes(v.b);
+      a = repack_bytes(v.a, v.n);
+      b = repack_bytes(v.b, v.m);
     }
     if (plan.stream_k()) {
       partials = static_cast<size_t>(plan.blocks) * P::kBm * P::kBn * sizeof(float);
@@ -966,7 +1026,8 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   s.requirements = P::kTf32 ? "any shape, layout, op and ld (A and B prepared K-major and rounded "
                               "to TF32 in the workspace)"
                             : "16-bit A and B, f32 C; any shape, layout, op and ld (an ld TMA cannot "
-                              "read is repacked into the workspace)";
+                              "read, or a large operand's rows off 128-byte lines, is repacked into "
+                              "the workspace)";
   s.auto_rank = auto_rank;
   s.min_sm = 90;
   s.max_sm = 90;
