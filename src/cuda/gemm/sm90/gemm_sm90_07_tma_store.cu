@@ -9,10 +9,14 @@
 //          it waits only until TMA has read a box before refilling it (two boxes per warp, 32 KB
 //          of staging per block), and goes on to the next tile's wgmma while TMA drains the
 //          rest. The boxes use TMA's 128-byte swizzle, so a warp's writes are conflict-free.
-//          TMA clips the boxes at C's edges. Persistent blocks and grouped tile order as step 02.
+//          TMA clips the boxes at C's edges. A C that TMA cannot store leaves through the same
+//          boxes, a row of 32 floats per store instruction by the warp itself (step 02 stored 8
+//          rows of 8 bytes, or with n odd of 4 bytes, per instruction). Two walks: persistent
+//          blocks and grouped tile order as step 02, and step 03's stream-K tail where the last
+//          round of tiles is at most half full (`…_stream_k` ids).
 // Requires: as step 02 (16-bit inputs) or step 04 (tf32, 3xTF32). The TMA path needs C 16-byte
 //          aligned with n and ldc multiples of 4 (a TMA store clips at C's last column only to
-//          16 bytes); any other C is stored from registers as in step 02.
+//          16 bytes); any other C takes the warp-stored path.
 // Expect:  the consumers' share of the epilogue falls from storing 128 KB per tile to writing
 //          it into shared memory; a gain where the tensor pipe idled during step 02's stores.
 //          Measured (H200, same run): bf16 4096 747 vs 731 TFLOP/s (128 x 256), 2048 +3%, but
@@ -20,7 +24,8 @@
 //          the bench but level under ncu's locked clocks (and faster at 4097 too, where n % 4 ≠ 0
 //          stores from registers: not the TMA store as such); tf32 128 x 256 +1-2%. ncu at 4096
 //          bf16: the tensor pipe 90.4% busy against step 02's 90.7%: the stores were not what
-//          idled it there.
+//          idled it there. With n odd the warp-stored rows took the GEMM kernel at 4097² from
+//          284 to 239 µs (bf16) and 475 to 442 µs (tf32); the stream-K walk to 223 and 419 µs.
 #include "cuda/gemm/sm90/wgmma_gemm.cuh"
 
 namespace tilekit::cuda {
