@@ -642,7 +642,10 @@ __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, 
   const bool releases = threadIdx.x % 32 == 0;  // one arrival per warp of this warpgroup
   int stage = 0, index = 0, tiles_done = 0;
   uint32_t phase = 0;
-  float acc[2][P::kAccumulators] = {};  // overwritten by each tile's first wgmma
+  // Overwritten by each tile's first wgmma (accumulate = 0), so left uninitialized: zeroing it
+  // here made ptxas serialize every wgmma of the loop (C7515, "non wgmma instructions defining
+  // accumulator registers … between start and end of the pipeline stage").
+  float acc[2][P::kAccumulators];
   for_each_segment<1>(args, [&](const Segment& seg) {
     if (index++ % 2 != consumer) {  // the other warpgroup's tile
       const int advanced = stage + (seg.k_end - seg.k_begin);
