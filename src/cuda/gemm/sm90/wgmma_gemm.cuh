@@ -448,9 +448,10 @@ __device__ void store_tile_tma(const WgmmaArgs& a, const float (&acc)[P::kAccumu
 // leaves through the same boxes, by the warp itself: it writes a box of raw accumulators as
 // above, then stores it a row at a time, lane l taking column l — one instruction per row of 128
 // contiguous bytes, where step 02's direct stores touch 8 rows per instruction, 4 or 8 bytes
-// each (ncu at 4096 x 4097, bf16: with n odd, 4-byte direct stores cost the kernel ~40% over the
-// same tile count with TMA stores). Alpha and beta are applied on the way out, where C is read
-// a row at a time too. No TMA here: one box, reused once the warp has read it back.
+// each (ncu, bf16 4096 × 4097 × 4096: with n odd, the 4-byte direct stores took ~37 µs of the
+// kernel's 266 beyond what its extra round of tiles explains). Alpha and beta are applied on the
+// way out, where C is read a row at a time too. No TMA here: one box, reused once the warp has
+// read it back.
 __device__ __forceinline__ float staged_value(const uint8_t* box, int r, int col) {
   const int chunk = (col / 4) ^ (r % 8);
   return *reinterpret_cast<const float*>(box + r * 128 + chunk * 16 + (col % 4) * 4);
