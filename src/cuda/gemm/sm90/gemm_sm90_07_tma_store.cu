@@ -49,7 +49,8 @@ struct PersistentTmaStore {
 // Step 03's walk (stream-K tail) with the same epilogue, where the last round is at most half
 // full; step 02's walk otherwise. The partial tiles cost more than a nearly full last round
 // leaves idle (H200, bf16 128 x 256, against the persistent walk: 4096², 116 of 132 tiles in
-// the last round, −4%; 2048², 128 tiles in all, −18%; 4097², 33, +4%; 8193², 33, +9%).
+// the last round, −4%; 2048², 128 tiles in all, −18%; 4097², 33, +3 to +6% in four runs;
+// 8193², 33, −3 to +9% in four runs).
 struct StreamKTmaStore {
   static constexpr const char* kName = "sm90_07_tma_store_stream_k";
   static constexpr int kStep = 7;
