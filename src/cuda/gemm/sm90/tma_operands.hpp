@@ -5,7 +5,7 @@
 // TMA reads a matrix through a tensor map whose base address is 16-byte aligned and whose row
 // pitch is a multiple of 16 bytes. Odd m, n and k need nothing: a box that runs past the
 // matrix edge arrives zero-filled. An ld that is not a multiple of 8 (16-bit elements) — a
-// tightly packed 4097 × 4097 matrix — is copied once into an aligned workspace (repack_operand),
+// tightly packed 4097 × 4097 matrix — is copied once into an aligned workspace (prepare_16bit_operands),
 // and so is a large operand whose rows TMA can read but that do not start on 128-byte lines
 // (repack_pays); these are the only cases where the user's data is copied.
 #pragma once
@@ -49,8 +49,12 @@ bool tma_can_read(const TmaOperand& o);
 bool repack_pays(const TmaOperand& o, int64_t uses);
 // Workspace bytes a repacked copy of `o` takes (0 when it is read in place), 256-byte rounded.
 size_t repack_bytes(const TmaOperand& o, int64_t uses);
-// Copies `o` into `dst` with an aligned ld and points `o` at the copy.
-Status repack_operand(TmaOperand* o, void* dst, cudaStream_t stream);
+// What a 16-bit launch needs done first, in one kernel launched on `stream`: `a` copied into
+// `a_copy` and `b` into `b_copy` with 128-byte rows where a copy is given (null: read in place;
+// a copied operand then points at its copy), and `flag_count` ints at `flags` zeroed (the
+// stream-K flags; null: none). Launches nothing when there is nothing to do.
+Status prepare_16bit_operands(TmaOperand* a, void* a_copy, TmaOperand* b, void* b_copy, int* flags,
+                              int64_t flag_count, cudaStream_t stream);
 
 // A 2-D tensor map over `o` (elements of `type`: bf16, f16 or f32) delivering boxes of
 // box_inner × box_outer elements in 128-byte-swizzled rows (box_inner · element size = 128).

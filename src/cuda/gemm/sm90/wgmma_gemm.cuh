@@ -98,7 +98,9 @@ constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
 
 // Step 07's staging: each consumer warp owns kBuffers boxes of its 16 rows × 32 columns of C
-// (128-byte rows in TMA's 128-byte swizzle), filling one while TMA reads the other.
+// (128-byte rows in TMA's 128-byte swizzle), filling one while TMA reads the other. (Measured:
+// 5 boxes beside a 3-stage ring instead of 2 beside 4 stages, bf16 128 × 256: level under ncu at
+// 4096 and 8192, 1–4% slower in the bench.)
 struct StoreBox {
   static constexpr int kRows = 16, kCols = 32, kBytes = kRows * kCols * 4, kBuffers = 2;
 };
@@ -852,17 +854,20 @@ inline Status prepare_tf32_operands(const WgmmaView& v, int parts, uint8_t* base
   return Status::ok();
 }
 
+// Places A and B where the kernel's tensor maps read them and zeroes the stream-K flags
+// (`flags`: null without stream-K), launching what that takes on `stream`.
 template <typename P>
-Status place_operands(const WgmmaView& v, const WgmmaWorkspace<P>& layout, Workspace ws,
+Status place_operands(const WgmmaView& v, const WgmmaWorkspace<P>& layout, Workspace ws, int* flags,
                       cudaStream_t stream, PlacedOperands* out) {
   auto* base = static_cast<uint8_t*>(ws.data);
+  const auto flag_count = static_cast<int64_t>(layout.flags / sizeof(int));
   if constexpr (P::kTf32) {
+    if (flags != nullptr) TILEKIT_CUDA_TRY(cudaMemsetAsync(flags, 0, layout.flags, stream));
     return prepare_tf32_operands(v, P::kParts, base, layout.a, stream, out);
   } else {
     *out = PlacedOperands{v.a, v.b, {}, {}, v.a_mn_major, v.b_mn_major};
-    if (layout.a) TILEKIT_RETURN_IF_ERROR(repack_operand(&out->a, base, stream));
-    if (layout.b) TILEKIT_RETURN_IF_ERROR(repack_operand(&out->b, base + layout.a, stream));
-    return Status::ok();
+    return prepare_16bit_operands(&out->a, layout.a ? base : nullptr, &out->b,
+                                  layout.b ? base + layout.a : nullptr, flags, flag_count, stream);
   }
 }
 
@@ -950,7 +955,10 @@ Status resident_clusters(int device, int* out) {
   return Status::ok();
 }
 
-// The launch, with its cluster shape when the step uses clusters.
+// The launch, with its cluster shape when the step uses clusters. Tried and not kept:
+// programmatic dependent launch behind the repack (the GEMM's blocks set up while the repack's
+// last blocks run, then wait in griddepcontrol.wait): bf16 stream-K walk 3–4% slower at 4097
+// and 2–12% at 8193 in three alternating pairs of bench runs on the H200.
 template <typename P, typename Schedule>
 Status launch_kernel(WgmmaKernelFn kernel, int blocks, cudaStream_t stream, const OperandMaps& maps,
                      const WgmmaArgs& args) {
@@ -988,22 +996,21 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   if (ws.bytes < layout.total())
     return invalid_argument("workspace of " + std::to_string(ws.bytes) + " bytes, the kernel needs " +
                             std::to_string(layout.total()));
+  WgmmaArgs args = wgmma_args<P>(v, plan, Schedule::kGroupRows);
+  if (plan.stream_k()) {
+    auto* area = static_cast<uint8_t*>(ws.data) + layout.a + layout.b;
+    args.partials = reinterpret_cast<float*>(area);
+    args.flags = reinterpret_cast<int*>(area + layout.partials);
+  }
   PlacedOperands placed;
-  TILEKIT_RETURN_IF_ERROR(place_operands<P>(v, layout, ws, stream, &placed));
+  TILEKIT_RETURN_IF_ERROR(place_operands<P>(v, layout, ws, args.flags, stream, &placed));
   OperandMaps maps;
   TILEKIT_RETURN_IF_ERROR((encode_maps<P, kCluster>(placed, &maps)));
-  WgmmaArgs args = wgmma_args<P>(v, plan, Schedule::kGroupRows);
   if constexpr (Schedule::kEpilogue == Epilogue::kTmaStore) {
     args.c_tma = tma_can_store_c(v);
     if (args.c_tma)
       TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps.c, TmaOperand{v.c, v.m, v.n, v.ldc}, DType::kF32,
                                               StoreBox::kCols, StoreBox::kRows));
-  }
-  if (plan.stream_k()) {
-    auto* area = static_cast<uint8_t*>(ws.data) + layout.a + layout.b;
-    args.partials = reinterpret_cast<float*>(area);
-    args.flags = reinterpret_cast<int*>(area + layout.partials);
-    TILEKIT_CUDA_TRY(cudaMemsetAsync(args.flags, 0, layout.flags, stream));
   }
   return launch_kernel<P, Schedule>(wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major),
                                     plan.blocks, stream, maps, args);
