@@ -5,9 +5,9 @@
 // TMA reads a matrix through a tensor map whose base address is 16-byte aligned and whose row
 // pitch is a multiple of 16 bytes. Odd m, n and k need nothing: a box that runs past the
 // matrix edge arrives zero-filled. An ld that is not a multiple of 8 (16-bit elements) — a
-// tightly packed 4097 × 4097 matrix — is copied once into an aligned workspace (prepare_16bit_operands),
-// and so is a large operand whose rows TMA can read but that do not start on 128-byte lines
-// (repack_pays); these are the only cases where the user's data is copied.
+// tightly packed 4097 × 4097 matrix — is copied once into an aligned workspace
+// (prepare_16bit_operands), and so is a large operand whose rows TMA can read but that do not
+// start on 128-byte lines (repack_pays); these are the only cases where the user's data is copied.
 #pragma once
 
 #include <cuda.h>
