@@ -393,12 +393,18 @@ struct TmaStoreState {
   int issued = 0;
 };
 
-// The float pair at row r, column `col` (even) of a staging box. Rows are 128 bytes whose 16-byte
-// chunks TMA's 128-byte swizzle permutes (chunk XOR row % 8): the 8 rows a warp writes for one
-// 8-column group land in 8 different chunk positions, two wavefronts per 256-byte store.
-__device__ __forceinline__ float2* staged_pair(uint8_t* box, int r, int col) {
+// Where row r, column `col` of a staging box lies, in bytes from its start. Rows are 128 bytes
+// whose 16-byte chunks TMA's 128-byte swizzle permutes (chunk XOR row % 8): the 8 rows a warp
+// writes for one 8-column group land in 8 different chunk positions, two wavefronts per 256-byte
+// store.
+__device__ __forceinline__ int staged_offset(int r, int col) {
   const int chunk = (col / 4) ^ (r % 8);
-  return reinterpret_cast<float2*>(box + r * 128 + chunk * 16 + (col % 4) * 4);
+  return r * 128 + chunk * 16 + (col % 4) * 4;
+}
+
+// The float pair at row r, column `col` (even) of a staging box.
+__device__ __forceinline__ float2* staged_pair(uint8_t* box, int r, int col) {
+  return reinterpret_cast<float2*>(box + staged_offset(r, col));
 }
 
 // Both elements of a pair for the staging box; outside C (clipped by the TMA store) they are 0
@@ -455,8 +461,7 @@ __device__ void store_tile_tma(const WgmmaArgs& a, const float (&acc)[P::kAccumu
 // way out, where C is read a row at a time too. No TMA here: one box, reused once the warp has
 // read it back.
 __device__ __forceinline__ float staged_value(const uint8_t* box, int r, int col) {
-  const int chunk = (col / 4) ^ (r % 8);
-  return *reinterpret_cast<const float*>(box + r * 128 + chunk * 16 + (col % 4) * 4);
+  return *reinterpret_cast<const float*>(box + staged_offset(r, col));
 }
 
 template <typename P>
