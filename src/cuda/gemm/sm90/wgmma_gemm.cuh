@@ -46,9 +46,10 @@ enum class Operands { k16Bit, kTf32, kTf32x3 };
 // used where C's tensor map can be made, otherwise kRegisters).
 enum class Epilogue { kRegisters, kTmaStore };
 
-// A tile policy: element type (bf16, f16, or float read as tf32), C tile 128 × kBn, k-tiles of
-// 128-byte rows (64 16-bit or 32 FP32 elements), ring depth.
-template <typename T, int kBnN, int kStagesN, Operands kOperandsN = Operands::k16Bit>
+// A tile policy: element type (bf16, f16, or float read as tf32), C tile kBm × kBn, k-tiles of
+// 128-byte rows (64 16-bit or 32 FP32 elements), ring depth. kBm is 128 (two 64-row halves: one
+// per consumer, or both for one ping-pong consumer) or 64 (ping-pong only: one half).
+template <typename T, int kBnN, int kStagesN, Operands kOperandsN = Operands::k16Bit, int kBmN = 128>
 struct WgmmaPolicy {
   using Element = T;
   static constexpr Operands kOperands = kOperandsN;
@@ -58,7 +59,8 @@ struct WgmmaPolicy {
   // own FP32 accumulation does not round to nearest, and over k = 16384 its error grew to 310x
   // SGEMM's (docs/hopper.md). Needs a second set of accumulators.
   static constexpr bool kPromote = kOperands == Operands::kTf32x3;
-  static constexpr int kBm = 128, kBn = kBnN, kBk = 128 / sizeof(T), kStages = kStagesN;
+  static constexpr int kBm = kBmN, kBn = kBnN, kBk = 128 / sizeof(T), kStages = kStagesN;
+  static constexpr int kHalves = kBm / 64;  // 64-row halves of the tile, one wgmma each per k-step
   static constexpr int kInstK = 32 / sizeof(T);  // k of one wgmma: 16 (16-bit), 8 (tf32)
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = 128 * (kConsumers + 1);
@@ -74,6 +76,7 @@ struct WgmmaPolicy {
   static_assert(std::is_same_v<T, float> == kTf32, "tf32 modes read FP32 elements");
   static_assert(!kPromote || kBn == 128, "two sets of 128 x 256 accumulators do not fit");
   static_assert(kBn == 128 || kBn == 256, "wgmma_ops.cuh instantiates n = 128 and 256");
+  static_assert(kBm == 128 || kBm == 64, "tiles are one or two 64-row wgmma halves");
   static_assert(kSmemBytes <= 227 * 1024, "the ring must fit the H100/H200 shared memory");
 
   static std::string suffix() {
@@ -270,10 +273,11 @@ __device__ void produce(const WgmmaArgs& args, const OperandMaps& maps, uint8_t*
 
 // Descriptors of the wgmma step `kk` of a stage. K-major tiles advance 32 bytes (16 16-bit or
 // 8 FP32 elements) along their 128-byte rows; MN-major tiles advance 16 rows of k (2 KB).
-// Consumer `c` reads A rows 64c..64c+63: 8 KB into the tile either way.
+// Half h of the tile (its consumer's, or in ping-pong one of the warpgroup's) is A rows
+// 64h..64h+63: 8 KB into the tile either way.
 template <typename P, bool kAMn>
-__device__ __forceinline__ uint64_t a_descriptor(const uint8_t* tile, int consumer, int kk) {
-  const uint8_t* base = tile + consumer * 64 * 128;
+__device__ __forceinline__ uint64_t a_descriptor(const uint8_t* tile, int half, int kk) {
+  const uint8_t* base = tile + half * 64 * 128;
   return kAMn ? smem_descriptor(base + kk * 16 * 128, 64 * P::kBk * 2, 1024)
               : smem_descriptor(base + kk * 32, 16, 1024);
 }
@@ -303,14 +307,14 @@ __device__ __forceinline__ void mma(float (&acc)[P::kAccumulators], uint64_t da,
 // and big·small before big·big, the small terms first while the accumulator is still small.
 template <typename P, bool kAMn, bool kBMn>
 __device__ __forceinline__ void issue_stage(float (&acc)[P::kAccumulators], const uint8_t* a_stage,
-                                            const uint8_t* b_stage, int consumer, bool first) {
+                                            const uint8_t* b_stage, int half, bool first) {
 #pragma unroll
   for (int kk = 0; kk < P::kBk / P::kInstK; ++kk) {
-    const uint64_t da = a_descriptor<P, kAMn>(a_stage, consumer, kk);
+    const uint64_t da = a_descriptor<P, kAMn>(a_stage, half, kk);
     const uint64_t db = b_descriptor<P, kBMn>(b_stage, kk);
     const int accumulate = first && kk == 0 ? 0 : 1;
     if constexpr (P::kParts == 2) {
-      const uint64_t da_small = a_descriptor<P, kAMn>(a_stage + P::kATileBytes, consumer, kk);
+      const uint64_t da_small = a_descriptor<P, kAMn>(a_stage + P::kATileBytes, half, kk);
       const uint64_t db_small = b_descriptor<P, kBMn>(b_stage + P::kBTileBytes, kk);
       mma<P, kAMn, kBMn>(acc, da_small, db, accumulate);
       mma<P, kAMn, kBMn>(acc, da, db_small, 1);
@@ -332,18 +336,18 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[P::kAccumulators], c
   fence_accumulators(acc);
 }
 
-// One stage for both halves of the tile (ping-pong: one warpgroup owns the whole tile).
+// One stage for every half of the tile (ping-pong: one warpgroup owns the whole tile).
 template <typename P, bool kAMn, bool kBMn>
-__device__ __forceinline__ void multiply_stage_whole(float (&acc)[2][P::kAccumulators], const uint8_t* a_stage,
-                                                     const uint8_t* b_stage, bool first) {
+__device__ __forceinline__ void multiply_stage_whole(float (&acc)[P::kHalves][P::kAccumulators],
+                                                     const uint8_t* a_stage, const uint8_t* b_stage, bool first) {
   wgmma_fence();
-  fence_accumulators(acc[0]);
-  fence_accumulators(acc[1]);
-  issue_stage<P, kAMn, kBMn>(acc[0], a_stage, b_stage, 0, first);
-  issue_stage<P, kAMn, kBMn>(acc[1], a_stage, b_stage, 1, first);
+#pragma unroll
+  for (int h = 0; h < P::kHalves; ++h) fence_accumulators(acc[h]);
+#pragma unroll
+  for (int h = 0; h < P::kHalves; ++h) issue_stage<P, kAMn, kBMn>(acc[h], a_stage, b_stage, h, first);
   wgmma_commit();
-  fence_accumulators(acc[0]);
-  fence_accumulators(acc[1]);
+#pragma unroll
+  for (int h = 0; h < P::kHalves; ++h) fence_accumulators(acc[h]);
 }
 
 // The C element at `c` from its accumulator: alpha·v, or alpha·v + beta·c. BLAS: beta = 0 never
@@ -373,9 +377,9 @@ __device__ __forceinline__ void store_pair(const WgmmaArgs& a, int row, int col,
 // for each 8-column group j, lane l holds rows l/4 and l/4 + 8, columns 8j + 2(l%4) + {0, 1}.
 template <typename P>
 __device__ __forceinline__ void store_tile(const WgmmaArgs& a, const float (&acc)[P::kAccumulators],
-                                           int tm, int tn, int consumer) {
+                                           int tm, int tn, int half) {
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-  const int row = tm * P::kBm + consumer * 64 + warp * 16 + lane / 4;
+  const int row = tm * P::kBm + half * 64 + warp * 16 + lane / 4;
   const int col0 = tn * P::kBn + 2 * (lane % 4);
 #pragma unroll
   for (int j = 0; j < P::kBn / 8; ++j) {
@@ -423,9 +427,9 @@ __device__ __forceinline__ float2 staged_values(const WgmmaArgs& a, int row, int
 // thread stored its accumulators itself).
 template <typename P>
 __device__ void store_tile_tma(const WgmmaArgs& a, const float (&acc)[P::kAccumulators], int tm, int tn,
-                               int consumer, TmaStoreState& out) {
+                               int half, TmaStoreState& out) {
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-  const int row0 = tm * P::kBm + consumer * 64 + warp * 16;
+  const int row0 = tm * P::kBm + half * 64 + warp * 16;
   if (row0 >= a.m) return;  // the warp's rows lie below C (warp-uniform, as below)
   const int r = lane / 4, pair_col = 2 * (lane % 4);
   constexpr int kGroups = StoreBox::kCols / 8;  // the accumulators' 8-column groups per box
@@ -466,9 +470,9 @@ __device__ __forceinline__ float staged_value(const uint8_t* box, int r, int col
 
 template <typename P>
 __device__ void store_tile_staged(const WgmmaArgs& a, const float (&acc)[P::kAccumulators], int tm, int tn,
-                                  int consumer, uint8_t* box) {
+                                  int half, uint8_t* box) {
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-  const int row0 = tm * P::kBm + consumer * 64 + warp * 16;
+  const int row0 = tm * P::kBm + half * 64 + warp * 16;
   if (row0 >= a.m) return;  // the warp's rows lie below C (warp-uniform, as below)
   const int r = lane / 4, pair_col = 2 * (lane % 4);
   const int rows = min(StoreBox::kRows, a.m - row0);
@@ -596,6 +600,19 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
   }
 }
 
+// The 64-row `half` of tile (tm, tn) to C by the step's epilogue: from registers, or through
+// this warp's staging boxes by TMA (step 07) or, for a C that TMA cannot store, by the warp.
+template <typename P, Epilogue kEpilogue>
+__device__ __forceinline__ void store_half(const WgmmaArgs& args, const float (&acc)[P::kAccumulators], int tm,
+                                           int tn, int half, TmaStoreState& out) {
+  if (kEpilogue != Epilogue::kTmaStore)
+    store_tile<P>(args, acc, tm, tn, half);
+  else if (args.c_tma)
+    store_tile_tma<P>(args, acc, tm, tn, half, out);
+  else
+    store_tile_staged<P>(args, acc, tm, tn, half, out.boxes);
+}
+
 // A segment's sum: published as a partial tile, or completed with the others' and stored.
 template <typename P, int kCluster, Epilogue kEpilogue>
 __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&sum)[P::kAccumulators],
@@ -607,12 +624,7 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   if (seg.k_begin > 0) add_partials<P>(args, sum, seg, consumer);
   int tm, tn;
   tile_coords<kCluster>(args, seg.tile, &tm, &tn);
-  if (kEpilogue != Epilogue::kTmaStore)
-    store_tile<P>(args, sum, tm, tn, consumer);
-  else if (args.c_tma)
-    store_tile_tma<P>(args, sum, tm, tn, consumer, out);
-  else
-    store_tile_staged<P>(args, sum, tm, tn, consumer, out.boxes);
+  store_half<P, kEpilogue>(args, sum, tm, tn, consumer, out);
 }
 
 template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn>
@@ -639,21 +651,26 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
 }
 
 // Ping-pong (step 05): consumer c takes every other segment of the walk and computes its whole
-// tile (both 64-row halves), so one warpgroup multiplies while the other stores its last tile.
+// tile (every 64-row half), so one warpgroup multiplies while the other stores its last tile.
 // The ring is shared in walk order: a consumer steps over the other's stages without waiting.
-// It starts a tile only when the other has finished multiplying its previous one (`turn`): an
-// mbarrier's parity tells apart only consecutive phases, so waiting on a stage many laps ahead
-// of the producer would be satisfied by an earlier lap's data.
-template <typename P, bool kAMn, bool kBMn>
+// It starts a tile only when the other has issued its previous one (`turn`): an mbarrier's
+// parity tells apart only consecutive phases, so waiting on a stage many laps ahead of the
+// producer would be satisfied by an earlier lap's data. Step 05 hands the turn over once its
+// last wgmma group is done; step 08 (kEpilogue = kTmaStore) as soon as that group is issued, so
+// that the other warpgroup's first wgmma queues behind it and the tensor cores do not drain
+// between tiles. Step 08 stores through the warp's staging boxes (`out`) as step 07 does.
+template <typename P, Epilogue kEpilogue, bool kAMn, bool kBMn>
 __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
-                                  uint64_t* full, uint64_t* empty, uint64_t* turn, int consumer) {
+                                  uint64_t* full, uint64_t* empty, uint64_t* turn, int consumer,
+                                  TmaStoreState out) {
+  constexpr bool kHandOffAtIssue = kEpilogue == Epilogue::kTmaStore;
   const bool releases = threadIdx.x % 32 == 0;  // one arrival per warp of this warpgroup
   int stage = 0, index = 0, tiles_done = 0;
   uint32_t phase = 0;
   // Overwritten by each tile's first wgmma (accumulate = 0), so left uninitialized: zeroing it
   // here made ptxas serialize every wgmma of the loop (C7515, "non wgmma instructions defining
   // accumulator registers … between start and end of the pipeline stage").
-  float acc[2][P::kAccumulators];
+  float acc[P::kHalves][P::kAccumulators];
   for_each_segment<1>(args, [&](const Segment& seg) {
     if (index++ % 2 != consumer) {  // the other warpgroup's tile
       const int advanced = stage + (seg.k_end - seg.k_begin);
@@ -670,6 +687,7 @@ __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, 
       barrier_wait(&full[stage], phase);
       multiply_stage_whole<P, kAMn, kBMn>(acc, ring_a + stage * P::kAStageBytes,
                                           ring_b + stage * P::kBStageBytes, kt == seg.k_begin);
+      if (kHandOffAtIssue && kt + 1 == seg.k_end && releases) barrier_arrive(&turn[1 - consumer]);
       wgmma_wait<1>();
       if (previous >= 0 && releases) barrier_arrive(&empty[previous]);
       previous = stage;
@@ -679,18 +697,20 @@ __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, 
       }
     }
     wgmma_wait<0>();
-    fence_accumulators(acc[0]);
-    fence_accumulators(acc[1]);
+#pragma unroll
+    for (int h = 0; h < P::kHalves; ++h) fence_accumulators(acc[h]);
     if (releases) {
       barrier_arrive(&empty[previous]);
-      barrier_arrive(&turn[1 - consumer]);  // the other warpgroup may multiply now
+      if (!kHandOffAtIssue) barrier_arrive(&turn[1 - consumer]);  // the other warpgroup may multiply now
     }
     ++tiles_done;
     int tm, tn;
     tile_coords(args, seg.tile, &tm, &tn);
-    store_tile<P>(args, acc[0], tm, tn, 0);
-    store_tile<P>(args, acc[1], tm, tn, 1);
+#pragma unroll
+    for (int h = 0; h < P::kHalves; ++h) store_half<P, kEpilogue>(args, acc[h], tm, tn, h, out);
   });
+  // As in consume: the boxes must be read, and C written, before the block ends.
+  if (kEpilogue == Epilogue::kTmaStore && threadIdx.x % 32 == 0) tma_store_wait_all();
 }
 
 // ---- the kernel -----------------------------------------------------------------------------------
@@ -713,8 +733,9 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   static_assert(kCluster == 1 || (!Schedule::kPingPong && P::kParts == 1 &&
                                   Schedule::kTileSchedule != TileSchedule::kStreamK),
                 "clusters (step 06) share B's k-tiles of whole tiles, one part, both consumers");
-  static_assert(!Schedule::kPingPong || Schedule::kEpilogue == Epilogue::kRegisters,
-                "ping-pong (step 05) stores whole tiles from registers");
+  static_assert(!Schedule::kPingPong || Schedule::kTileSchedule != TileSchedule::kStreamK,
+                "ping-pong consumers take whole tiles");
+  static_assert(Schedule::kPingPong || P::kBm == 128, "two consumers share a tile of two 64-row halves");
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
       barrier_init(&full[s], 1);                       // the producer's arrive_expect_bytes
@@ -736,12 +757,13 @@ __global__ void __launch_bounds__(P::kThreads, 1)
     if (threadIdx.x == 0) produce<P, kCluster, kAMn, kBMn>(args, maps, ring_a, ring_b, full, empty);
   } else {
     registers_grow<kConsumerRegisters>();
+    // Consumer warps are the block's warps 4 … 11: warp w stages in boxes w − 4.
+    const TmaStoreState out{&maps.c, staging + (threadIdx.x / 32 - 4) * StoreBox::kBuffers * StoreBox::kBytes};
     if constexpr (Schedule::kPingPong)
-      consume_ping_pong<P, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn, warpgroup - 1);
-    else  // consumer warps are the block's warps 4 … 11: warp w stages in boxes w − 4
-      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn>(
-          args, ring_a, ring_b, full, empty, warpgroup - 1,
-          TmaStoreState{&maps.c, staging + (threadIdx.x / 32 - 4) * StoreBox::kBuffers * StoreBox::kBytes});
+      consume_ping_pong<P, Schedule::kEpilogue, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn,
+                                                            warpgroup - 1, out);
+    else
+      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn>(args, ring_a, ring_b, full, empty, warpgroup - 1, out);
   }
   // The other blocks' consumers may still be arriving on this block's `empty` barriers: its
   // shared memory must outlive them.

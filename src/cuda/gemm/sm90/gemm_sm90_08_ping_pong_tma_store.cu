@@ -1,0 +1,54 @@
+// gemm_sm90_08_ping_pong_tma_store.cu — step 8 of the Hopper family (sm_90a; docs/hopper.md).
+//
+// Adds:    step 05's ping-pong consumers with step 07's epilogue, on 64 × 256 tiles. In step 07
+//          both consumers share each 128 × 256 tile and both stop multiplying while they stage
+//          it for TMA: 2.7–3.8 µs of a ~45 µs tile at 4096, and 5–10 µs with an odd ldc, whose
+//          rows the warps store themselves (a segment timeline, docs/hopper.md). Here each
+//          consumer takes every other tile whole and stores it through its warps' boxes while
+//          the other multiplies, and hands the turn over as soon as its last wgmma group is
+//          issued (step 05 waited for it to finish), so the tensor cores see no epilogue. A
+//          64 × 256 tile is one m64n256k16 per k-step: the same shared-memory reads per FLOP as
+//          step 07's 128 × 256 (step 05's 128 × 128 reads B twice per k-step and was bound by
+//          the shared-memory pipe), for 128 accumulators per thread.
+// Requires: as step 02 (16-bit inputs). Persistent blocks, whole tiles (no stream-K).
+// Expect:  the epilogue's share of step 07 back (~7% at 4096, more at 4097), against 1.67x the
+//          L2 → shared traffic of 128 × 256 tiles (A is loaded for 64 rows, not 128) and twice
+//          the tiles (finer waves: 8.37 rounds at 4097 instead of 4.25).
+#include "cuda/gemm/sm90/wgmma_gemm.cuh"
+
+namespace tilekit::cuda {
+
+namespace {
+
+// Step 05's walk and consumers with step 07's stores. 16 tile rows walked together: with
+// 64-row tiles, the same 1024 rows of C as step 07's 8 rows of 128.
+struct PingPongTmaStore {
+  static constexpr const char* kName = "sm90_08_ping_pong_tma_store";
+  static constexpr int kStep = 8;
+  static constexpr int kGroupRows = 16;
+  static constexpr bool kPingPong = true;
+  static constexpr int kClusterM = 1;
+  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kTmaStore;
+  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
+  static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
+    return sm90::persistent_plan(sms, tiles);
+  }
+};
+
+template <typename T, int kBm, int kBn, int kStages>
+void add(Registry& r, int auto_rank) {
+  using Policy = sm90::WgmmaPolicy<T, kBn, kStages, sm90::Operands::k16Bit, kBm>;
+  r.add(sm90::make_wgmma_entry<Policy, PingPongTmaStore>(auto_rank));
+}
+
+}  // namespace
+
+// 64 × 256 with a 4-stage ring (4 × 40 KB beside 32 KB of boxes), and step 05's 128 × 128 with 6.
+void register_gemm_sm90_08_ping_pong_tma_store(Registry& r) {
+  add<__nv_bfloat16, 64, 256, 4>(r, 23);
+  add<__half, 64, 256, 4>(r, 23);
+  add<__nv_bfloat16, 128, 128, 6>(r, 22);
+  add<__half, 128, 128, 6>(r, 22);
+}
+
+}  // namespace tilekit::cuda
