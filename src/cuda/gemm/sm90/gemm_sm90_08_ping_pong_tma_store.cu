@@ -13,7 +13,11 @@
 // Requires: as step 02 (16-bit inputs). Persistent blocks, whole tiles (no stream-K).
 // Expect:  the epilogue's share of step 07 back (~7% at 4096, more at 4097), against 1.67x the
 //          L2 → shared traffic of 128 × 256 tiles (A is loaded for 64 rows, not 128) and twice
-//          the tiles (finer waves: 8.37 rounds at 4097 instead of 4.25).
+//          the tiles (finer waves: 8.37 rounds at 4097 instead of 4.25). Measured (H200, bf16,
+//          two runs, TFLOP/s): 64 × 256 641 / 654 at 4096 against step 07's 656 / 687 — the
+//          traffic costs more than the epilogue saved. Registered with step 05's 128 × 128 tile
+//          too: 660 / 697 at 4096 (0.999x / 1.006x cuBLAS), 504 / 511 at 4097 (4.18x / 4.02x,
+//          step 07's stream-K walk 506 / 497), 13% behind step 07 at 8193 (one run).
 #include "cuda/gemm/sm90/wgmma_gemm.cuh"
 
 namespace tilekit::cuda {
