@@ -24,7 +24,14 @@ enum class TileSchedule {
   kOneBlockPerTile,  // a grid of one block per C tile (× k-slices), resident as occupancy allows
   kPersistent,       // one block per SM walks the tiles in rounds
   kStreamK,          // the k-iterations of the tiles shared evenly among the SMs
+  kStreamKHalfTail,  // kStreamK where the last round of tiles is at most half full, else
+                     // kPersistent (sm90 step 07's stream-K walk)
 };
+
+// Whether blocks of this schedule cut tiles into k-ranges of their own choosing (stream-K).
+constexpr bool is_stream_k(TileSchedule s) {
+  return s == TileSchedule::kStreamK || s == TileSchedule::kStreamKHalfTail;
+}
 
 // The tiling a kernel uses, structured (0 = not applicable). Generated from the kernel's policy
 // struct, so the id, `tilekit list`, the traffic model and the autotuner read one truth.

@@ -88,6 +88,12 @@ inline TileModelCost tile_model_cost(const TileDesc& t, const TileGrid& g, int s
     case TileSchedule::kPersistent:
       c.busiest_sm_work = std::ceil(tiles / sms) * k_tiles;
       break;
+    case TileSchedule::kStreamKHalfTail:  // persistent rounds unless the last is at most half full
+      if (const int64_t tail = g.tiles % static_cast<int64_t>(sms); tail == 0 || 2 * tail > sms) {
+        c.busiest_sm_work = std::ceil(tiles / sms) * k_tiles;
+        break;
+      }
+      [[fallthrough]];
     case TileSchedule::kStreamK:  // even shares, down to 4 k-iterations a block
       c.busiest_sm_work = tiles * k_tiles / std::clamp(std::floor(tiles * k_tiles / 4), 1.0, sms);
       break;

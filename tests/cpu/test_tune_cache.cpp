@@ -571,6 +571,25 @@ TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {
   EXPECT_EQ(tile_model_cost(t, 1, 512, 512, 4096, d).reduction_s, 0);
 }
 
+// Step 07's stream-K walk streams the last round only when it is at most half full, as its plan
+// does (gemm_sm90_07_tma_store.cu); step 03's streams every partial round. 128 × 256 tiles on 132
+// SMs: 4096² is 512 tiles (last round 116 of 132: persistent rounds), 4097² is 561 (33: streamed).
+TEST(TileModel, StreamKHalfTailStreamsOnlyAShortLastRound) {
+  TileDesc t;
+  t.block_m = 128;
+  t.block_n = 256;
+  t.block_k = 64;
+  const TileModelDevice d{132, 1, 3.6e12};
+  t.schedule = TileSchedule::kStreamKHalfTail;
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work, 4 * 64);
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4097, 4097, 4097, d).busiest_sm_work, 561.0 * 65 / 132);
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 128 * 12, 256 * 11, 4096, d).busiest_sm_work, 64);  // 132: one round
+  t.schedule = TileSchedule::kStreamK;
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work, 512.0 * 64 / 132);
+  EXPECT_TRUE(is_stream_k(TileSchedule::kStreamKHalfTail));
+  EXPECT_FALSE(is_stream_k(TileSchedule::kPersistent));
+}
+
 TEST(GemmValidate, NegativeSplitKIsRefusedByName) {
   Buffers x(8, 8, 8);
   x.p.split_k = -2;

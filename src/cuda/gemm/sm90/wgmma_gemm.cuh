@@ -730,10 +730,13 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   uint64_t* empty = full + P::kStages;
   uint64_t* turn = empty + P::kStages;  // ping-pong only: turn[c] opens consumer c's next tile
   constexpr int kCluster = Schedule::kClusterM;
+  // (is_stream_k is a host function: device code compares the enumerators itself.)
+  constexpr bool kStreamK = Schedule::kTileSchedule == TileSchedule::kStreamK ||
+                            Schedule::kTileSchedule == TileSchedule::kStreamKHalfTail;
   static_assert(kCluster == 1 || (!Schedule::kPingPong && P::kParts == 1 &&
-                                  Schedule::kTileSchedule != TileSchedule::kStreamK),
+                                  !kStreamK),
                 "clusters (step 06) share B's k-tiles of whole tiles, one part, both consumers");
-  static_assert(!Schedule::kPingPong || Schedule::kTileSchedule != TileSchedule::kStreamK,
+  static_assert(!Schedule::kPingPong || !kStreamK,
                 "ping-pong consumers take whole tiles");
   static_assert(Schedule::kPingPong || P::kBm == 128, "two consumers share a tile of two 64-row halves");
   if (threadIdx.x == 0) {
@@ -1060,7 +1063,9 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   s.suffix = P::suffix();
   s.tiling = P::tiling();
   s.tiling.schedule = Schedule::kTileSchedule;
-  if (Schedule::kTileSchedule == TileSchedule::kStreamK) s.tiling.split_k = -1;  // k ranges per shape
+  // Stream-K cuts k into ranges per shape by its plan; GemmProblem::split_k does not reach it, so
+  // the tiling does not declare a run-time split (TileDesc::split_k = -1): the tuner measured
+  // each "split" of these kernels as a separate candidate, all of them the same run.
   s.requirements = P::kTf32 ? "any shape, layout, op and ld (A and B prepared K-major and rounded "
                               "to TF32 in the workspace)"
                             : "16-bit A and B, f32 C; any shape, layout, op and ld (an ld TMA cannot "
