@@ -730,14 +730,7 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   uint64_t* empty = full + P::kStages;
   uint64_t* turn = empty + P::kStages;  // ping-pong only: turn[c] opens consumer c's next tile
   constexpr int kCluster = Schedule::kClusterM;
-  // (is_stream_k is a host function: device code compares the enumerators itself.)
-  constexpr bool kStreamK = Schedule::kTileSchedule == TileSchedule::kStreamK ||
-                            Schedule::kTileSchedule == TileSchedule::kStreamKHalfTail;
-  static_assert(kCluster == 1 || (!Schedule::kPingPong && P::kParts == 1 &&
-                                  !kStreamK),
-                "clusters (step 06) share B's k-tiles of whole tiles, one part, both consumers");
-  static_assert(!Schedule::kPingPong || !kStreamK,
-                "ping-pong consumers take whole tiles");
+  // (What the walk assumes of the schedule is checked where the entry is made: make_wgmma_entry.)
   static_assert(Schedule::kPingPong || P::kBm == 128, "two consumers share a tile of two 64-row halves");
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
@@ -1058,6 +1051,11 @@ Status opt_into_wgmma_smem() {
 // The registry entry of policy P run by `Schedule` (its step's name and number).
 template <typename P, typename Schedule>
 GemmKernel make_wgmma_entry(int auto_rank) {
+  // Here, on the host side, is_stream_k (a host function) can be asked; every entry is checked.
+  constexpr bool kStreamK = is_stream_k(Schedule::kTileSchedule);
+  static_assert(Schedule::kClusterM == 1 || (!Schedule::kPingPong && P::kParts == 1 && !kStreamK),
+                "clusters (step 06) share B's k-tiles of whole tiles, one part, both consumers");
+  static_assert(!Schedule::kPingPong || !kStreamK, "ping-pong consumers take whole tiles");
   EntrySpec s = cuda_spec("sm90", Schedule::kName, Schedule::kStep);
   s.types = gemm_types<P>();
   s.suffix = P::suffix();
