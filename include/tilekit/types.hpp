@@ -55,8 +55,9 @@ inline float bf16_to_float(bf16_t h) { return bits_to_float(static_cast<uint32_t
 f16_t float_to_f16(float f);
 float f16_to_float(f16_t h);
 
-// The value a tensor core multiplies when it reads `x` in TF32 (round to nearest, ties away
-// from zero on the 13 dropped mantissa bits, as cvt.rna.tf32.f32 does) or BF16 (nearest even).
+// The value a tilekit tensor-core kernel multiplies when it reads `x` in TF32 or BF16: rounded
+// to nearest, ties to even, on the dropped mantissa bits (13 for TF32: as cvt.rn.tf32.f32 and a
+// TMA load through a TFLOAT32 tensor map round; 16 for BF16).
 float round_to_tf32(float x);
 inline float round_to_bf16(float x) { return bf16_to_float(float_to_bf16(x)); }
 
@@ -101,10 +102,10 @@ double input_unit_roundoff(DType stored, Compute compute);
 // How a kernel rounds FP32 inputs into the narrower format its mode multiplies (TF32, BF16,
 // the two TF32 parts of 3xTF32). tilekit's own kernels round to nearest, as the mode and the
 // reference define it; a vendor kernel whose conversion tilekit does not control (cuBLAS's
-// CUBLAS_COMPUTE_32F_FAST_TF32 on Hopper keeps TF32's bits without rounding to nearest) declares
+// CUBLAS_COMPUTE_32F_FAST_TF32 on Hopper rounds to nearest in some kernels, not all) declares
 // kFaithful: either neighbour in the narrower format, truncation included.
 enum class InputRounding {
-  kNearest,   // as round_for_compute(): TF32 nearest ties away, BF16 nearest even
+  kNearest,   // as round_for_compute(): nearest, ties to even
   kFaithful,  // one of the two neighbours: off by less than one unit in the last place
 };
 const char* input_rounding_name(InputRounding r);  // "nearest", "faithful"

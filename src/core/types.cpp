@@ -82,8 +82,9 @@ float f16_to_float(f16_t h) {
 float round_to_tf32(float x) {
   const uint32_t bits = float_to_bits(x);
   if ((bits & 0x7f800000u) == 0x7f800000u) return x;  // inf and NaN pass through
-  // Nearest, ties away from zero on the magnitude; a carry into the exponent is the right answer.
-  return bits_to_float((bits + 0x1000u) & 0xffffe000u);
+  // Nearest, ties to even: add just under half a TF32 unit, plus one when the kept last bit is
+  // odd; a carry into the exponent is the right answer.
+  return bits_to_float((bits + 0xfffu + ((bits >> 13) & 1u)) & 0xffffe000u);
 }
 
 void encode_from_f32(const float* in, size_t count, DType type, void* out) {

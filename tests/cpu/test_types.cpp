@@ -52,11 +52,17 @@ TEST(Types, F16ConvertsNormalsSubnormalsAndOverflow) {
   EXPECT_TRUE(std::isnan(f16_to_float(float_to_f16(std::numeric_limits<float>::quiet_NaN()))));
 }
 
-TEST(Types, Tf32KeepsTenMantissaBitsRoundingHalfAway) {
-  EXPECT_EQ(round_to_tf32(1.0f + std::ldexp(1.0f, -10)), 1.0f + std::ldexp(1.0f, -10));
-  EXPECT_EQ(round_to_tf32(1.0f + std::ldexp(1.0f, -11)), 1.0f + std::ldexp(1.0f, -10));  // tie
-  EXPECT_EQ(round_to_tf32(1.0f + std::ldexp(1.0f, -12)), 1.0f);
-  EXPECT_EQ(round_to_tf32(-1.0f - std::ldexp(1.0f, -11)), -1.0f - std::ldexp(1.0f, -10));
+TEST(Types, Tf32KeepsTenMantissaBitsRoundingTiesToEven) {
+  const float ulp = std::ldexp(1.0f, -10);  // TF32's unit at 1
+  EXPECT_EQ(round_to_tf32(1.0f + ulp), 1.0f + ulp);
+  EXPECT_EQ(round_to_tf32(1.0f + ulp / 2), 1.0f);                      // tie, even below
+  EXPECT_EQ(round_to_tf32(1.0f + 3 * ulp / 2), 1.0f + 2 * ulp);        // tie, even above
+  EXPECT_EQ(round_to_tf32(-1.0f - 3 * ulp / 2), -1.0f - 2 * ulp);
+  EXPECT_EQ(round_to_tf32(1.0f + 3 * ulp / 4), 1.0f + ulp);            // above half: up
+  EXPECT_EQ(round_to_tf32(1.0f + ulp / 4), 1.0f);                      // below half: down
+  EXPECT_EQ(round_to_tf32(2.0f - ulp / 4), 2.0f);                      // carry into the exponent
+  EXPECT_TRUE(std::isinf(round_to_tf32(std::numeric_limits<float>::infinity())));
+  EXPECT_TRUE(std::isnan(round_to_tf32(std::numeric_limits<float>::quiet_NaN())));
 }
 
 TEST(Types, CombinationsAndTags) {

@@ -366,6 +366,96 @@ TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
 }
 
+// tf32 rounds each FP32 input to nearest, ties to even, whichever way it reaches the tensor
+// cores: rounded by TMA as it loads (a K-major operand read in place) or by the pre-pass (an
+// MN-major operand, or one whose ld TMA cannot read: ld = stored columns + 1). The inputs' 13
+// dropped bits are a tie, above half or below half a TF32 unit, so rounding ties away, or
+// truncating as the tensor cores do on their own, is off by ~2^-11 of a product: far outside
+// the bound at k = 16, as the test checks for the ties-away reference.
+std::vector<float> tf32_probe_inputs(size_t count, uint64_t seed) {
+  std::vector<float> x(count);
+  fill_uniform(x.data(), count, seed, 1.0f, 2.0f);
+  const uint32_t dropped[4] = {0x1000u, 0x1800u, 0x0800u, 0x1000u};
+  for (size_t i = 0; i < count; ++i) {
+    const auto h = static_cast<uint32_t>((i + 1) * 2654435761u + seed * 40503u);  // mixed bits
+    uint32_t bits = float_to_bits(x[i]) & 0xffffc000u;  // keep sign, exponent, 9 mantissa bits
+    bits |= (h >> 7 & 1u) << 13;                        // the kept last bit: even or odd
+    bits |= dropped[h >> 11 & 3u];
+    x[i] = bits_to_float(bits) * (h >> 17 & 1u ? -1.0f : 1.0f);
+  }
+  return x;
+}
+
+TEST(CudaGemm, Tf32RoundsInputsToNearestEven) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  int tested = 0;
+  for (const Op op_a : {Op::kN, Op::kT})
+    for (const Op op_b : {Op::kN, Op::kT})
+      for (const int64_t pad : {0, 1}) {
+        GemmProblem p;
+        p.op_a = op_a;
+        p.op_b = op_b;
+        p.m = 72;
+        p.n = 40;
+        p.k = 16;
+        p.types.compute = Compute::kTF32;
+        p.lda = p.min_lda() + pad;
+        p.ldb = p.min_ldb() + pad;
+        p.ldc = p.min_ldc();
+        const std::vector<float> a = tf32_probe_inputs(static_cast<size_t>(p.a_span()), 3);
+        const std::vector<float> b = tf32_probe_inputs(static_cast<size_t>(p.b_span()), 4);
+        // The FP64 product of the inputs rounded to nearest even (round_to_tf32) and, to show
+        // the test can fail, of the inputs rounded ties away.
+        auto away = [](float x) { return bits_to_float((float_to_bits(x) + 0x1000u) & 0xffffe000u); };
+        std::vector<double> even(static_cast<size_t>(p.m * p.n)), ties_away(even.size()),
+            magnitude(even.size());
+        for (int64_t i = 0; i < p.m; ++i)
+          for (int64_t j = 0; j < p.n; ++j)
+            for (int64_t l = 0; l < p.k; ++l) {
+              const float x = a[op_a == Op::kN ? i * p.lda + l : l * p.lda + i];
+              const float y = b[op_b == Op::kN ? l * p.ldb + j : j * p.ldb + l];
+              even[i * p.n + j] += double(round_to_tf32(x)) * round_to_tf32(y);
+              ties_away[i * p.n + j] += double(away(x)) * away(y);
+              magnitude[i * p.n + j] += std::fabs(double(x) * y);
+            }
+        const double unit = 2 * p.k * std::ldexp(1.0, -24);  // twice γ(k) of FP32 accumulation
+        size_t away_outside = 0;
+        for (size_t e = 0; e < even.size(); ++e)
+          away_outside += std::fabs(ties_away[e] - even[e]) > unit * magnitude[e];
+        ASSERT_GT(away_outside, even.size() / 2) << "the inputs do not tell the roundings apart";
+        DeviceBuffer<float> da, db, dc;
+        ASSERT_TRUE(da.allocate(a.size(), "A").is_ok() && da.upload(a.data(), a.size()).is_ok());
+        ASSERT_TRUE(db.allocate(b.size(), "B").is_ok() && db.upload(b.data(), b.size()).is_ok());
+        ASSERT_TRUE(dc.allocate(static_cast<size_t>(p.c_span()), "C").is_ok());
+        p.a = da.get();
+        p.b = db.get();
+        p.c = dc.get();
+        for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
+          const KernelInfo& info = kernel.info;
+          if (info.backend != Backend::kCuda || info.types != p.types ||
+              info.input_rounding != InputRounding::kNearest)
+            continue;
+          GemmOptions options;
+          options.kernel = info.id;
+          const Status st = gemm(Context::cuda(0), p, options);
+          if (st.code() == StatusCode::kNotSupported) continue;  // refused on this GPU: said so
+          ASSERT_TRUE(st.is_ok()) << info.id << " " << p.describe() << ": " << st.message();
+          std::vector<float> c(static_cast<size_t>(p.c_span()));
+          ASSERT_TRUE(dc.download(c.data(), c.size()).is_ok());
+          ++tested;
+          for (int64_t i = 0; i < p.m; ++i)
+            for (int64_t j = 0; j < p.n; ++j) {
+              const size_t e = static_cast<size_t>(i * p.n + j);
+              ASSERT_LE(std::fabs(c[i * p.ldc + j] - even[e]), unit * magnitude[e])
+                  << info.id << " " << p.describe() << " pad " << pad << " at (" << i << ", " << j
+                  << "): " << c[i * p.ldc + j] << " against " << even[e] << " (ties away "
+                  << ties_away[e] << ")";
+            }
+        }
+      }
+  if (tested == 0) GTEST_SKIP() << "no own CUDA tf32 kernel ran on this GPU";
+}
+
 TEST(CudaReference, MatchesTheCpuReference) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {

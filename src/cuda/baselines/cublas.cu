@@ -4,8 +4,9 @@
 //   gemm.cuda.cublas.bf16 / .f16  cublasGemmEx, 16-bit A and B, fp32 C, CUBLAS_COMPUTE_32F
 //   gemm.cuda.cublas.f32_tf32     cublasGemmEx, fp32 A, B and C, CUBLAS_COMPUTE_32F_FAST_TF32
 // (the tensor-core yardsticks for the Hopper family's modes, issue 12). cuBLAS's fp32 → TF32
-// conversion is not the round-to-nearest of tilekit's tf32 mode (H200: 1×1×1 off by 4e-4
-// relative; 30 of 961 elements at 31³ outside the nearest-rounding bound), so the TF32 entry
+// conversion is not always the round-to-nearest of tilekit's tf32 mode (H200: 1×1×1 off by 4e-4
+// relative; 30 of 961 elements at 31³ outside the nearest-rounding bound; at 256³ and 2048³ its
+// results match inputs rounded to nearest even, the rounding of TMA's TFLOAT32 loads), so the TF32 entry
 // declares InputRounding::kFaithful: its check allows each input one TF32 unit (2^-10) from the
 // reference's rounding. tilekit's own tf32 kernels keep the nearest-rounding bound.
 // cuBLAS is column-major; a row-major C = op(A)·op(B) is computed as the column-major
@@ -222,7 +223,7 @@ void register_cublas(Registry& r) {
   r.add(cublas_ex_kernel(gemm_types(DType::kF32, Compute::kTF32), CUDA_R_32F,
                          CUBLAS_COMPUTE_32F_FAST_TF32,
                          "any shape; fp32 A, B and C, TF32 products (cuBLAS's own fp32 → TF32 "
-                         "conversion, not round to nearest), fp32 accumulation",
+                         "conversion, not always round to nearest), fp32 accumulation",
                          InputRounding::kFaithful));
   r.add(transpose_cublas_geam_entry());
   r.add(dot_cublas_entry());

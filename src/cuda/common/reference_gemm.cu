@@ -12,8 +12,7 @@ namespace tilekit::cuda {
 namespace {
 
 // Inputs decoded from storage and rounded as the compute mode multiplies them, bit for bit as
-// the CPU reference does (types.hpp): TF32 rounds to nearest with ties away from zero, BF16 to
-// nearest even.
+// the CPU reference does (types.hpp): to nearest, ties to even.
 __device__ float decode(float x) { return x; }
 __device__ float decode(bf16_t x) { return __uint_as_float(static_cast<uint32_t>(x.bits) << 16); }
 __device__ float decode(f16_t x) { return __half2float(__ushort_as_half(x.bits)); }
@@ -21,7 +20,8 @@ __device__ float decode(f16_t x) { return __half2float(__ushort_as_half(x.bits))
 __device__ float round_input(float x, bool wide_input, Compute compute) {
   const uint32_t bits = __float_as_uint(x);
   if ((bits & 0x7f800000u) == 0x7f800000u) return x;  // inf and NaN pass through
-  if (compute == Compute::kTF32) return __uint_as_float((bits + 0x1000u) & 0xffffe000u);
+  if (compute == Compute::kTF32)
+    return __uint_as_float((bits + 0xfffu + ((bits >> 13) & 1u)) & 0xffffe000u);
   if (compute == Compute::kBF16 && wide_input)
     return __uint_as_float((bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u);
   return x;

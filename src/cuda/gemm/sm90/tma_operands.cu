@@ -12,8 +12,7 @@
 namespace tilekit::cuda::sm90 {
 namespace {
 
-constexpr int64_t kElementBytes = 2;                 // the family's operands are 16-bit
-constexpr int64_t kLdMultiple = 16 / kElementBytes;  // TMA: row pitch a multiple of 16 bytes
+constexpr int64_t kElementBytes = 2;  // the family's 16-bit operands (TMA: 16-byte row pitch)
 // A repacked copy gets 128-byte rows, so that no TMA box row straddles two 128-byte lines.
 constexpr int64_t kRepackLdMultiple = 128 / kElementBytes;
 // Rows TMA can read but which do not start on 128-byte lines cost every box row an extra line:
@@ -149,9 +148,11 @@ __global__ void __launch_bounds__(kRepackThreads) prepare_16bit_kernel(const Pre
 // the edges. The first version (32 × 32 tiles, scalars) ran at 1.8 TB/s.
 constexpr int kPrepTile = 64, kPrepThreadsX = 16, kPrepThreadsY = 32;
 
-__device__ __forceinline__ float tf32_rna(float x) {
+// To nearest, ties to even: as a TMA load through a TFLOAT32 tensor map rounds an operand that
+// is read in place, and as the reference rounds (round_to_tf32).
+__device__ __forceinline__ float tf32_rn(float x) {
   uint32_t bits;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
+  asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
   return __uint_as_float(bits);
 }
 
@@ -170,9 +171,9 @@ __device__ __forceinline__ void put4(const PrepArgs& a, int64_t r, int64_t c, co
   float big[4], small[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    big[j] = tf32_rna(v[j]);
+    big[j] = tf32_rn(v[j]);
     // inf − inf would turn an infinite input into NaN: its small part is 0.
-    small[j] = isfinite(big[j]) ? tf32_rna(v[j] - big[j]) : 0.0f;
+    small[j] = isfinite(big[j]) ? tf32_rn(v[j] - big[j]) : 0.0f;
   }
   if (vector) {
     *reinterpret_cast<float4*>(a.big + r * a.ld_out + c) = make_float4(big[0], big[1], big[2], big[3]);
@@ -270,14 +271,34 @@ WgmmaView wgmma_view(const GemmProblem& p) {
   return v;
 }
 
-bool tma_can_read(const TmaOperand& o) {
-  return reinterpret_cast<uintptr_t>(o.data) % 16 == 0 && o.ld % kLdMultiple == 0;
+namespace {
+// Elements of `element_bytes` in rows of a 16-byte aligned start and pitch: what TMA reads.
+bool tma_readable(const TmaOperand& o, int64_t element_bytes) {
+  return reinterpret_cast<uintptr_t>(o.data) % 16 == 0 && o.ld * element_bytes % 16 == 0;
 }
+// Every row starts on a 128-byte line, so that no 128-byte box row straddles two lines.
+bool rows_on_lines(const TmaOperand& o, int64_t element_bytes) {
+  return reinterpret_cast<uintptr_t>(o.data) % 128 == 0 && o.ld * element_bytes % 128 == 0;
+}
+}  // namespace
+
+WgmmaView transposed_view(const WgmmaView& v) {
+  WgmmaView t = v;
+  t.m = v.n;
+  t.n = v.m;
+  t.a = v.b;
+  t.b = v.a;
+  t.a_mn_major = v.b_mn_major;
+  t.b_mn_major = v.a_mn_major;
+  t.c_transposed = !v.c_transposed;
+  return t;
+}
+
+bool tma_can_read(const TmaOperand& o) { return tma_readable(o, kElementBytes); }
 
 bool repack_pays(const TmaOperand& o, int64_t uses) {
   if (!tma_can_read(o)) return true;
-  const bool lines_aligned = reinterpret_cast<uintptr_t>(o.data) % 128 == 0 && o.ld % kRepackLdMultiple == 0;
-  return !lines_aligned && uses >= kRepackMisalignedUses;
+  return !rows_on_lines(o, kElementBytes) && uses >= kRepackMisalignedUses;
 }
 
 size_t repack_bytes(const TmaOperand& o, int64_t uses) {
@@ -320,7 +341,7 @@ Status prepare_16bit_operands(TmaOperand* a, void* a_copy, TmaOperand* b, void* 
 }
 
 Status encode_tile_map(CUtensorMap* map, const TmaOperand& o, DType type, int box_inner,
-                       int box_outer) {
+                       int box_outer, bool round_to_tf32) {
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   TILEKIT_RETURN_IF_ERROR(tensor_map_encoder(&encode));
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(o.cols), static_cast<cuuint64_t>(o.rows)};
@@ -329,6 +350,7 @@ Status encode_tile_map(CUtensorMap* map, const TmaOperand& o, DType type, int bo
   const cuuint32_t element_strides[2] = {1, 1};
   const CUtensorMapDataType data_type = type == DType::kBF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                         : type == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                        : round_to_tf32       ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                               : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUresult r = encode(map, data_type,
                             2, const_cast<void*>(o.data), dims, pitch, box, element_strides,
@@ -351,6 +373,16 @@ Status check_wgmma_problem(const GemmProblem& p, const GemmTypes& kernel_types) 
     return not_supported("m, n and k must fit TMA's 32-bit coordinates (at most " +
                          std::to_string(INT_MAX) + ")");
   return Status::ok();
+}
+
+bool tf32_reads_in_place(const TmaOperand& o, bool mn_major, int64_t uses) {
+  if (mn_major || !tma_readable(o, sizeof(float))) return false;
+  return rows_on_lines(o, sizeof(float)) || uses < kRepackMisalignedUses;
+}
+
+bool tf32_reads_in_place_either_major(const TmaOperand& o, int64_t uses) {
+  if (!tma_readable(o, sizeof(float))) return false;
+  return rows_on_lines(o, sizeof(float)) || uses < kRepackMisalignedUses;
 }
 
 int64_t tf32_prepared_ld(int64_t k) { return round_up(k, 32); }

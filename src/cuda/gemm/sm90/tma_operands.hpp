@@ -37,7 +37,14 @@ struct WgmmaView {
   float alpha = 1, beta = 0;
   float* c = nullptr;
   int64_t ldc = 0;
+  // The view computes Cᵀ: its C element (i, j) lies at c[j · ldc + i] (step 09, which swaps A
+  // and B so that an MN-major B becomes the operand it reads through registers).
+  bool c_transposed = false;
 };
+
+// The same product with A and B swapped: Cᵀ = Bᵀ·Aᵀ, C stored transposed. Each operand keeps
+// how it is stored, so an MN-major B becomes an MN-major A.
+WgmmaView transposed_view(const WgmmaView& v);
 
 WgmmaView wgmma_view(const GemmProblem& p);
 
@@ -58,14 +65,24 @@ Status prepare_16bit_operands(TmaOperand* a, void* a_copy, TmaOperand* b, void* 
 
 // A 2-D tensor map over `o` (elements of `type`: bf16, f16 or f32) delivering boxes of
 // box_inner × box_outer elements in 128-byte-swizzled rows (box_inner · element size = 128).
+// round_to_tf32 (f32 only): the load rounds each element to TF32, to nearest even, on its way
+// into shared memory (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32).
 Status encode_tile_map(CUtensorMap* map, const TmaOperand& o, DType type, int box_inner,
-                       int box_outer);
+                       int box_outer, bool round_to_tf32 = false);
 
 // ---- FP32 operands for the tf32 tensor cores -------------------------------------------------
-// TF32 wgmma reads both operands K-major and truncates FP32 to TF32. The tf32 modes therefore
-// prepare each FP32 operand once into the workspace: K-major (transposed where it is stored
-// MN-major), 128-byte rows, and rounded to nearest as tilekit's tf32 promises (cvt.rna); for
-// 3xTF32 also its small part, rna(x − big).
+// TF32 wgmma reads both operands K-major and truncates FP32 to TF32 (it drops the 13 low
+// mantissa bits); tilekit's tf32 promises inputs rounded to nearest even. A TMA load through a
+// TFLOAT32 tensor map rounds that way, so tf32 reads a K-major operand TMA can read in place
+// (tf32_reads_in_place). Any other operand, and every 3xTF32 operand, is prepared once into the
+// workspace: K-major (transposed where it is stored MN-major), 128-byte rows, rounded to nearest
+// even (cvt.rn); for 3xTF32 also its small part, rn(x − big).
+
+// True when tf32 reads `o` in place: K-major, rows TMA can read, and on 128-byte lines unless it
+// is used (`uses` products per element: n for A, m for B) too little for a copy to pay.
+bool tf32_reads_in_place(const TmaOperand& o, bool mn_major, int64_t uses);
+// The same for an operand whose kernel takes it MN-major too (step 09's A, read into registers).
+bool tf32_reads_in_place_either_major(const TmaOperand& o, int64_t uses);
 
 // Elements between the rows of a prepared operand with `k` columns.
 int64_t tf32_prepared_ld(int64_t k);

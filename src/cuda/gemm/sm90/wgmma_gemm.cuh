@@ -15,8 +15,9 @@
 // consumers take whole tiles in turn (ping-pong, step 05), and whether blocks come in clusters
 // that share B's k-tiles by TMA multicast (Schedule::kClusterM, step 06), and whether the
 // consumers store C straight from registers or stage it in shared memory for TMA stores
-// (Schedule::kEpilogue, step 07). Step 04's tf32 operands are prepared K-major in the workspace
-// first (tma_operands.hpp).
+// (Schedule::kEpilogue, step 07). Step 04's tf32 operands are read in place through rounding
+// tensor maps where they are K-major, else prepared K-major in the workspace first
+// (tma_operands.hpp).
 #pragma once
 
 #include <cuda.h>
@@ -38,8 +39,9 @@
 namespace tilekit::cuda::sm90 {
 
 // How the tensor cores see the operands: the element type in shared memory and how many parts
-// each FP32 input is split into (tf32: 1; 3xTF32: 2, a big and a small TF32 part).
-enum class Operands { k16Bit, kTf32, kTf32x3 };
+// each FP32 input is split into (tf32: 1; 3xTF32: 2, a big and a small TF32 part), and whether
+// A reaches the wgmma through registers (kTf32ARegisters, step 09: tf32 with A K- or MN-major).
+enum class Operands { k16Bit, kTf32, kTf32x3, kTf32ARegisters };
 
 // How the consumers write a finished tile: each thread its accumulators straight to C
 // (kRegisters), or each warp through shared-memory boxes that TMA stores (kTmaStore, step 07;
@@ -55,6 +57,7 @@ struct WgmmaPolicy {
   static constexpr Operands kOperands = kOperandsN;
   static constexpr bool kTf32 = kOperands != Operands::k16Bit;
   static constexpr int kParts = kOperands == Operands::kTf32x3 ? 2 : 1;
+  static constexpr bool kARegisters = kOperands == Operands::kTf32ARegisters;
   // 3xTF32 adds each k-tile's wgmma sum into FP32 registers with IEEE adds: the tensor cores'
   // own FP32 accumulation does not round to nearest, and over k = 16384 its error grew to 310x
   // SGEMM's (docs/hopper.md). Needs a second set of accumulators.
@@ -130,6 +133,7 @@ struct WgmmaArgs {
   float* c = nullptr;
   int64_t ldc = 0;
   bool c_pairs = false;     // ldc even and C 8-byte aligned: stores of 2 floats
+  bool c_transposed = false;  // C element (i, j) at c[j · ldc + i] (step 09's swapped view)
   bool c_tma = false;       // step 07: C has a tensor map (OperandMaps::c) to store tiles through
   // Stream-K tail (step 03; zero elsewhere): the walk's first `whole_tiles` tiles go to blocks
   // whole, round robin; the k-tiles of the rest are cut into gridDim.x contiguous ranges
@@ -203,17 +207,18 @@ struct OperandMaps {
 };
 
 // A k-tile of one operand into `dst`, for C tile row (A) or column (B) `tile` of `kRows` rows:
-// one box of kBk k × kRows (K-major), or kRows / 64 boxes of 64 m-or-n × 64 k (MN-major,
-// 16-bit only: each 64-element chunk its own 8 KB block).
+// one box of kBk k × kRows (K-major), or kRows / kChunk boxes of kChunk m-or-n × kBk k
+// (MN-major: kChunk elements make a 128-byte row; each chunk its own block of kBk such rows).
 template <typename P, int kRows, bool kMnMajor>
 __device__ __forceinline__ void load_operand(uint8_t* dst, const CUtensorMap* map, int tile, int kt,
                                              uint64_t* full) {
   if constexpr (!kMnMajor) {
     tma_load_2d(dst, map, kt * P::kBk, tile * kRows, full);
   } else {
+    constexpr int kChunk = 128 / sizeof(typename P::Element);
 #pragma unroll
-    for (int j = 0; j < kRows / 64; ++j)
-      tma_load_2d(dst + j * 64 * P::kBk * 2, map, tile * kRows + 64 * j, kt * P::kBk, full);
+    for (int j = 0; j < kRows / kChunk; ++j)
+      tma_load_2d(dst + j * 128 * P::kBk, map, tile * kRows + kChunk * j, kt * P::kBk, full);
   }
 }
 
@@ -350,6 +355,76 @@ __device__ __forceinline__ void multiply_stage_whole(float (&acc)[P::kHalves][P:
   for (int h = 0; h < P::kHalves; ++h) fence_accumulators(acc[h]);
 }
 
+// ---- step 09: A through registers --------------------------------------------------------------
+
+// The row of the C tile (and so of the A tile) that a consumer thread's accumulator row r holds
+// (r = 0 … 15 of its warp's 16: lane/4, or lane/4 + 8). In order, but for an MN-major A read into
+// registers (kPermuted, step 09): stored m-contiguous, the 8 rows a k column's loads take would
+// fill only two of a 128-byte row's eight 16-byte chunks, and the four k columns of one load
+// would meet in the same banks. A warp's rows are instead rows {0–3, 16–19} (r < 8) and
+// {4–7, 20–23} (r ≥ 8) of a 32-row chunk, 8 further for the odd warp: chunks four apart, which the
+// 128-byte swizzle (chunk XOR k % 8) spreads over all eight for the four k of one load.
+template <bool kPermuted>
+__device__ __forceinline__ int accumulator_row(int half, int warp, int r) {
+  if constexpr (!kPermuted) return half * 64 + warp * 16 + r;
+  return half * 64 + (warp / 2) * 32 + (warp % 2) * 8 + ((r % 8) / 4) * 16 + (r / 8) * 4 + r % 4;
+}
+
+// Byte offset of A element (row, k) in an MN-major FP32 stage tile as TMA's 128-byte swizzle lays
+// it out: blocks of kBk = 32 lines of 128 bytes (one line per k) holding 32 rows each, 16-byte
+// chunk c of a line at c XOR line % 8.
+__device__ __forceinline__ uint32_t mn_major_a_offset(int row, int k) {
+  return (row / 32) * 4096 + k * 128 + ((((row % 32) / 4) ^ (k % 8)) * 16) + (row % 4) * 4;
+}
+
+// This thread's A fragment of wgmma k-step kk (k = 8kk … 8kk + 7) of tile half `half`: its rows
+// r = lane/4 and lane/4 + 8, k = lane%4 and lane%4 + 4, in the order the wgmma takes them. The
+// tile holds TF32 values already (TMA rounded them on the way in, or the pre-pass did).
+__device__ __forceinline__ void load_a_fragment(const uint8_t* a_stage, int half, int kk, uint32_t (&frag)[4]) {
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const auto base = static_cast<uint32_t>(__cvta_generic_to_shared(a_stage));
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int row = accumulator_row<true>(half, warp, lane / 4 + 8 * (i % 2));
+    const int k = 8 * kk + lane % 4 + 4 * (i / 2);
+    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(frag[i]) : "r"(base + mn_major_a_offset(row, k)));
+  }
+}
+
+// Registers an in-flight wgmma reads: kept (the compiler sees them used) until this point.
+template <int kSteps>
+__device__ __forceinline__ void fence_fragments(uint32_t (&frag)[kSteps][4]) {
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(frag[s][i])::"memory");
+}
+
+// One stage for one consumer's half as one wgmma group, A (MN-major) from registers: every
+// k-step's fragment into `frag`, then the wgmma reading them.
+template <typename P>
+__device__ __forceinline__ void multiply_stage_a_registers(float (&acc)[P::kAccumulators],
+                                                           uint32_t (&frag)[P::kBk / P::kInstK][4],
+                                                           const uint8_t* a_stage, const uint8_t* b_stage,
+                                                           int half, bool first) {
+  constexpr int kSteps = P::kBk / P::kInstK;
+#pragma unroll
+  for (int kk = 0; kk < kSteps; ++kk) load_a_fragment(a_stage, half, kk, frag[kk]);
+  wgmma_fence();
+  fence_accumulators(acc);
+#pragma unroll
+  for (int kk = 0; kk < kSteps; ++kk) {
+    const uint64_t db = b_descriptor<P, false>(b_stage, kk);
+    const int accumulate = first && kk == 0 ? 0 : 1;
+    if constexpr (P::kBn == 256)
+      wgmma_m64n256k8_a_registers(acc, frag[kk], db, accumulate);
+    else
+      wgmma_m64n128k8_a_registers(acc, frag[kk], db, accumulate);
+  }
+  wgmma_commit();
+  fence_accumulators(acc);
+}
+
 // The C element at `c` from its accumulator: alpha·v, or alpha·v + beta·c. BLAS: beta = 0 never
 // reads C. One rounding sequence for every element and both epilogues: `alpha * v + beta * c`
 // may be contracted as fma(alpha, v, beta·c) or fma(beta, c, alpha·v), per code path, and a C
@@ -359,8 +434,17 @@ __device__ __forceinline__ float epilogue_value(const WgmmaArgs& a, float v, con
   return a.beta == 0.0f ? a.alpha * v : __fmaf_rn(a.alpha, v, __fmul_rn(a.beta, *c));
 }
 
+// C elements (row, col) and (row, col + 1) of the view. kMayTranspose (step 09): the view's C
+// may be stored transposed (WgmmaArgs::c_transposed), the pair then a column apart.
+template <bool kMayTranspose = false>
 __device__ __forceinline__ void store_pair(const WgmmaArgs& a, int row, int col, float v0, float v1) {
   if (row >= a.m || col >= a.n) return;
+  if (kMayTranspose && a.c_transposed) {
+    float* p = a.c + static_cast<int64_t>(col) * a.ldc + row;
+    p[0] = epilogue_value(a, v0, p);
+    if (col + 1 < a.n) p[a.ldc] = epilogue_value(a, v1, p + a.ldc);
+    return;
+  }
   float* p = a.c + static_cast<int64_t>(row) * a.ldc + col;
   const bool both = col + 1 < a.n;
   v0 = epilogue_value(a, v0, p);
@@ -373,18 +457,20 @@ __device__ __forceinline__ void store_pair(const WgmmaArgs& a, int row, int col,
   }
 }
 
-// wgmma's accumulator layout (m64nN, FP32): warp w of the warpgroup holds rows 16w..16w+15;
-// for each 8-column group j, lane l holds rows l/4 and l/4 + 8, columns 8j + 2(l%4) + {0, 1}.
-template <typename P>
+// wgmma's accumulator layout (m64nN, FP32): warp w of the warpgroup holds accumulator rows
+// 16w..16w+15 (the tile rows accumulator_row gives: permuted for step 09's MN-major A); for
+// each 8-column group j, lane l holds rows l/4 and l/4 + 8, columns 8j + 2(l%4) + {0, 1}.
+template <typename P, bool kPermutedRows = false>
 __device__ __forceinline__ void store_tile(const WgmmaArgs& a, const float (&acc)[P::kAccumulators],
                                            int tm, int tn, int half) {
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-  const int row = tm * P::kBm + half * 64 + warp * 16 + lane / 4;
+  const int row = tm * P::kBm + accumulator_row<kPermutedRows>(half, warp, lane / 4);
+  const int row8 = tm * P::kBm + accumulator_row<kPermutedRows>(half, warp, lane / 4 + 8);
   const int col0 = tn * P::kBn + 2 * (lane % 4);
 #pragma unroll
   for (int j = 0; j < P::kBn / 8; ++j) {
-    store_pair(a, row, col0 + 8 * j, acc[4 * j], acc[4 * j + 1]);
-    store_pair(a, row + 8, col0 + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
+    store_pair<P::kARegisters>(a, row, col0 + 8 * j, acc[4 * j], acc[4 * j + 1]);
+    store_pair<P::kARegisters>(a, row8, col0 + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
   }
 }
 
@@ -600,13 +686,42 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
   }
 }
 
+// Step 09's segment (A MN-major): each k-tile's A fragments loaded, then its wgmma group issued and waited
+// for before the next k-tile's loads (the other consumer warpgroup keeps the tensor cores busy
+// meanwhile). Loading the next fragments (into a second buffer) while the group was still in
+// flight made ptxas serialize every wgmma of the kernel (C7513: non-wgmma instructions defining
+// wgmma input registers inside a pipeline stage).
+template <typename P>
+__device__ __forceinline__ void multiply_segment_a_registers(const Segment& seg, const uint8_t* ring_a,
+                                                             const uint8_t* ring_b, uint64_t* full,
+                                                             uint64_t* empty, int consumer, int& stage,
+                                                             uint32_t& phase, float (&acc)[P::kAccumulators]) {
+  const bool releases = threadIdx.x % 32 == 0;  // one arrival per consumer warp
+  uint32_t frag[P::kBk / P::kInstK][4];
+  for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
+    barrier_wait(&full[stage], phase);
+    multiply_stage_a_registers<P>(acc, frag, ring_a + stage * P::kAStageBytes,
+                                        ring_b + stage * P::kBStageBytes, consumer, kt == seg.k_begin);
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    fence_fragments(frag);  // the group read them until here
+    if (releases) release_stage<1>(&empty[stage]);
+    if (++stage == P::kStages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+}
+
 // The 64-row `half` of tile (tm, tn) to C by the step's epilogue: from registers, or through
 // this warp's staging boxes by TMA (step 07) or, for a C that TMA cannot store, by the warp.
-template <typename P, Epilogue kEpilogue>
+// kPermutedRows: step 09's accumulator rows (accumulator_row).
+template <typename P, Epilogue kEpilogue, bool kPermutedRows = false>
 __device__ __forceinline__ void store_half(const WgmmaArgs& args, const float (&acc)[P::kAccumulators], int tm,
                                            int tn, int half, TmaStoreState& out) {
+  static_assert(!kPermutedRows || kEpilogue == Epilogue::kRegisters, "step 09 stores from registers");
   if (kEpilogue != Epilogue::kTmaStore)
-    store_tile<P>(args, acc, tm, tn, half);
+    store_tile<P, kPermutedRows>(args, acc, tm, tn, half);
   else if (args.c_tma)
     store_tile_tma<P>(args, acc, tm, tn, half, out);
   else
@@ -614,7 +729,7 @@ __device__ __forceinline__ void store_half(const WgmmaArgs& args, const float (&
 }
 
 // A segment's sum: published as a partial tile, or completed with the others' and stored.
-template <typename P, int kCluster, Epilogue kEpilogue>
+template <typename P, int kCluster, Epilogue kEpilogue, bool kPermutedRows = false>
 __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&sum)[P::kAccumulators],
                                                const Segment& seg, int consumer, TmaStoreState& out) {
   if (seg.k_end < k_tile_count(args)) {  // the rest of this tile is summed by a higher block
@@ -624,7 +739,7 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   if (seg.k_begin > 0) add_partials<P>(args, sum, seg, consumer);
   int tm, tn;
   tile_coords<kCluster>(args, seg.tile, &tm, &tn);
-  store_half<P, kEpilogue>(args, sum, tm, tn, consumer, out);
+  store_half<P, kEpilogue, kPermutedRows>(args, sum, tm, tn, consumer, out);
 }
 
 template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn>
@@ -635,7 +750,10 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
   float acc[P::kAccumulators] = {};  // overwritten by each segment's first wgmma (accumulate = 0)
   float promoted[P::kAccumulators];  // used only with P::kPromote
   for_each_segment<kCluster>(args, [&](const Segment& seg) {
-    if constexpr (P::kPromote) {
+    if constexpr (P::kARegisters && kAMn) {
+      multiply_segment_a_registers<P>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc);
+      finish_segment<P, kCluster, kEpilogue, kAMn>(args, acc, seg, consumer, out);
+    } else if constexpr (P::kPromote) {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
                                                 promoted);
       finish_segment<P, kCluster, kEpilogue>(args, promoted, seg, consumer, out);
@@ -768,9 +886,12 @@ __global__ void __launch_bounds__(P::kThreads, 1)
 
 using WgmmaKernelFn = void (*)(OperandMaps, WgmmaArgs);
 
-// The instantiation for the operands' majors (tf32 operands are always prepared K-major).
+// The instantiation for the operands' majors (tf32 operands are K-major in shared memory, but for
+// step 09's A, which may be either).
 template <typename P, typename Schedule>
 WgmmaKernelFn wgmma_kernel(bool a_mn_major, bool b_mn_major) {
+  if constexpr (P::kARegisters)
+    return a_mn_major ? wgmma_gemm_kernel<P, Schedule, true, false> : wgmma_gemm_kernel<P, Schedule, false, false>;
   if constexpr (P::kTf32) return wgmma_gemm_kernel<P, Schedule, false, false>;
   if (!a_mn_major && !b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, false>;
   if (!a_mn_major && b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, true>;
@@ -783,7 +904,7 @@ WgmmaKernelFn wgmma_kernel(bool a_mn_major, bool b_mn_major) {
 // The types a policy's kernels implement.
 template <typename P>
 constexpr GemmTypes gemm_types() {
-  if constexpr (P::kOperands == Operands::kTf32)
+  if constexpr (P::kOperands == Operands::kTf32 || P::kOperands == Operands::kTf32ARegisters)
     return GemmTypes{DType::kF32, DType::kF32, DType::kF32, Compute::kTF32};
   if constexpr (P::kOperands == Operands::kTf32x3)
     return GemmTypes{DType::kF32, DType::kF32, DType::kF32, Compute::kF32x3TF32};
@@ -831,16 +952,38 @@ struct WgmmaShape {
   }
 };
 
+// Whether the tf32 kernel of policy P reads `o` where it is (through a rounding tensor map)
+// rather than a prepared copy: never for 3xTF32, whose parts are split in the pre-pass; A of
+// step 09 MN-major too (`is_a`).
+template <typename P>
+bool reads_in_place(const TmaOperand& o, bool mn_major, int64_t uses, bool is_a) {
+  if (P::kParts != 1) return false;
+  return P::kARegisters && is_a ? tf32_reads_in_place_either_major(o, uses)
+                                : tf32_reads_in_place(o, mn_major, uses);
+}
+
+// The view a policy's kernels compute: step 09 swaps A and B (C then stored transposed) when B
+// alone is MN-major, so that B becomes the A it reads through registers.
+template <typename P>
+WgmmaView kernel_view(const GemmProblem& p) {
+  const WgmmaView v = wgmma_view(p);
+  if (P::kARegisters && v.b_mn_major && !v.a_mn_major) return transposed_view(v);
+  return v;
+}
+
 // Workspace, in order: A and B as TMA reads them where they are not read in place (16-bit:
-// repacked when repack_pays; tf32: always prepared, `parts` copies each), then the
-// stream-K partial tiles (one per block) and their flags.
+// repacked when repack_pays; tf32: prepared unless reads_in_place, `parts` copies each), then
+// the stream-K partial tiles (one per block) and their flags.
 template <typename P>
 struct WgmmaWorkspace {
   size_t a = 0, b = 0, partials = 0, flags = 0;
+  bool a_in_place = true, b_in_place = true;  // tf32: no prepared copy
   WgmmaWorkspace(const WgmmaView& v, const WgmmaPlan& plan) {
     if constexpr (P::kTf32) {
-      a = P::kParts * tf32_part_bytes(v.m, v.k);
-      b = P::kParts * tf32_part_bytes(v.n, v.k);
+      a_in_place = reads_in_place<P>(v.a, v.a_mn_major, v.n, true);
+      b_in_place = reads_in_place<P>(v.b, v.b_mn_major, v.m, false);
+      if (!a_in_place) a = P::kParts * tf32_part_bytes(v.m, v.k);
+      if (!b_in_place) b = P::kParts * tf32_part_bytes(v.n, v.k);
     } else {
       a = repack_bytes(v.a, v.n);
       b = repack_bytes(v.b, v.m);
@@ -859,21 +1002,37 @@ struct PlacedOperands {
   bool a_mn_major = false, b_mn_major = false;
 };
 
-// tf32: both operands prepared K-major (and split) into the workspace.
-inline Status prepare_tf32_operands(const WgmmaView& v, int parts, uint8_t* base, size_t a_bytes,
-                                    cudaStream_t stream, PlacedOperands* out) {
-  const int64_t ld = tf32_prepared_ld(v.k);
-  auto* a_big = reinterpret_cast<float*>(base);
-  auto* b_big = reinterpret_cast<float*>(base + a_bytes);
-  float* a_small = parts == 2 ? reinterpret_cast<float*>(base + a_bytes / 2) : nullptr;
-  float* b_small = parts == 2 ? reinterpret_cast<float*>(base + a_bytes + tf32_part_bytes(v.n, v.k)) : nullptr;
-  TILEKIT_RETURN_IF_ERROR(prepare_tf32_operand(v.a, v.a_mn_major, v.k, a_big, a_small, stream));
-  TILEKIT_RETURN_IF_ERROR(prepare_tf32_operand(v.b, v.b_mn_major, v.k, b_big, b_small, stream));
-  out->a = TmaOperand{a_big, v.m, v.k, ld};
-  out->b = TmaOperand{b_big, v.n, v.k, ld};
-  out->a_small = TmaOperand{a_small, v.m, v.k, ld};
-  out->b_small = TmaOperand{b_small, v.n, v.k, ld};
-  out->a_mn_major = out->b_mn_major = false;
+// One tf32 operand (`mn` rows of k once K-major) as its tensor map reads it: `o` itself when
+// read in place, else prepared K-major (and split: `small`) into the `bytes` at `at`.
+inline Status place_tf32_operand(const TmaOperand& o, bool mn_major, bool in_place, int64_t mn,
+                                 int64_t k, int parts, uint8_t* at, size_t bytes, cudaStream_t stream,
+                                 TmaOperand* big, TmaOperand* small) {
+  if (in_place) {
+    *big = o;
+    return Status::ok();
+  }
+  const int64_t ld = tf32_prepared_ld(k);
+  auto* big_data = reinterpret_cast<float*>(at);
+  float* small_data = parts == 2 ? reinterpret_cast<float*>(at + bytes / 2) : nullptr;
+  TILEKIT_RETURN_IF_ERROR(prepare_tf32_operand(o, mn_major, k, big_data, small_data, stream));
+  *big = TmaOperand{big_data, mn, k, ld};
+  *small = TmaOperand{small_data, mn, k, ld};
+  return Status::ok();
+}
+
+// tf32: each operand read in place or prepared K-major (and split) into the workspace.
+template <typename P>
+Status prepare_tf32_operands(const WgmmaView& v, const WgmmaWorkspace<P>& layout, uint8_t* base,
+                             cudaStream_t stream, PlacedOperands* out) {
+  TILEKIT_RETURN_IF_ERROR(place_tf32_operand(v.a, v.a_mn_major, layout.a_in_place, v.m, v.k,
+                                             P::kParts, base, layout.a, stream, &out->a,
+                                             &out->a_small));
+  TILEKIT_RETURN_IF_ERROR(place_tf32_operand(v.b, v.b_mn_major, layout.b_in_place, v.n, v.k,
+                                             P::kParts, base + layout.a, layout.b, stream, &out->b,
+                                             &out->b_small));
+  // A prepared copy is K-major; so is any B read in place, and any A but step 09's.
+  out->a_mn_major = layout.a_in_place && v.a_mn_major;
+  out->b_mn_major = false;
   return Status::ok();
 }
 
@@ -886,7 +1045,7 @@ Status place_operands(const WgmmaView& v, const WgmmaWorkspace<P>& layout, Works
   const auto flag_count = static_cast<int64_t>(layout.flags / sizeof(int));
   if constexpr (P::kTf32) {
     if (flags != nullptr) TILEKIT_CUDA_TRY(cudaMemsetAsync(flags, 0, layout.flags, stream));
-    return prepare_tf32_operands(v, P::kParts, base, layout.a, stream, out);
+    return prepare_tf32_operands<P>(v, layout, base, stream, out);
   } else {
     *out = PlacedOperands{v.a, v.b, {}, {}, v.a_mn_major, v.b_mn_major};
     return prepare_16bit_operands(&out->a, layout.a ? base : nullptr, &out->b,
@@ -894,14 +1053,18 @@ Status place_operands(const WgmmaView& v, const WgmmaWorkspace<P>& layout, Works
   }
 }
 
-// The tensor maps: K-major boxes of kBk × (kBm or kBn); MN-major boxes of 64 × 64. With clusters
+// The tensor maps: K-major boxes of kBk × (kBm or kBn); MN-major boxes of 128 bytes × kBk. With clusters
 // a block loads 1/kCluster of B's k-tile: K-major boxes of kBn / kCluster rows.
 template <typename P, int kCluster = 1>
 Status encode_maps(const PlacedOperands& o, OperandMaps* maps) {
   constexpr DType type = gemm_types<P>().a;
-  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->a, o.a, type, P::kBk, o.a_mn_major ? 64 : P::kBm));
+  // tf32's maps round what they load (a prepared copy is already rounded: no change to it).
+  constexpr bool kRound = P::kTf32 && P::kParts == 1;
+  // An MN-major box is kBk lines of 128 bytes (64 16-bit or 32 FP32 elements: kBk again).
   TILEKIT_RETURN_IF_ERROR(
-      encode_tile_map(&maps->b, o.b, type, P::kBk, o.b_mn_major ? 64 : P::kBn / kCluster));
+      encode_tile_map(&maps->a, o.a, type, P::kBk, o.a_mn_major ? P::kBk : P::kBm, kRound));
+  TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->b, o.b, type, P::kBk,
+                                          o.b_mn_major ? P::kBk : P::kBn / kCluster, kRound));
   if constexpr (P::kParts == 2) {
     TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->a_small, o.a_small, type, P::kBk, P::kBm));
     TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps->b_small, o.b_small, type, P::kBk, P::kBn));
@@ -938,6 +1101,7 @@ WgmmaArgs wgmma_args(const WgmmaView& v, const WgmmaPlan& plan, int group_rows) 
   args.c = v.c;
   args.ldc = v.ldc;
   args.c_pairs = v.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(v.c) % 8 == 0;
+  args.c_transposed = v.c_transposed;
   args.whole_tiles = plan.whole_tiles;
   args.stream_k_iters = plan.stream_k_iters;
   return args;
@@ -1000,7 +1164,7 @@ Status launch_kernel(WgmmaKernelFn kernel, int blocks, cudaStream_t stream, cons
 template <typename P, typename Schedule>
 Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   constexpr int kCluster = Schedule::kClusterM;
-  WgmmaView v = wgmma_view(p);
+  const WgmmaView v = kernel_view<P>(p);
   auto stream = static_cast<cudaStream_t>(ctx.stream);
   int sms = 0;
   TILEKIT_RETURN_IF_ERROR(sm_count(ctx.device, &sms));
@@ -1056,6 +1220,9 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   static_assert(Schedule::kClusterM == 1 || (!Schedule::kPingPong && P::kParts == 1 && !kStreamK),
                 "clusters (step 06) share B's k-tiles of whole tiles, one part, both consumers");
   static_assert(!Schedule::kPingPong || !kStreamK, "ping-pong consumers take whole tiles");
+  static_assert(!P::kARegisters || (!Schedule::kPingPong && Schedule::kClusterM == 1 &&
+                                    Schedule::kEpilogue == Epilogue::kRegisters),
+                "step 09's A in registers: two consumers, no clusters, C stored from registers");
   EntrySpec s = cuda_spec("sm90", Schedule::kName, Schedule::kStep);
   s.types = gemm_types<P>();
   s.suffix = P::suffix();
@@ -1064,8 +1231,15 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   // Stream-K cuts k into ranges per shape by its plan; GemmProblem::split_k does not reach it, so
   // the tiling does not declare a run-time split (TileDesc::split_k = -1): the tuner measured
   // each "split" of these kernels as a separate candidate, all of them the same run.
-  s.requirements = P::kTf32 ? "any shape, layout, op and ld (A and B prepared K-major and rounded "
-                              "to TF32 in the workspace)"
+  s.requirements = P::kParts == 2 ? "any shape, layout, op and ld (A and B split K-major into "
+                                     "two TF32 parts in the workspace)"
+                 : P::kARegisters ? "any shape, layout, op and ld (TMA rounds the operands to TF32 as it "
+                                    "loads them, an MN-major A through registers; a B stored MN-major "
+                                    "beside an MN-major A, or an operand TMA cannot read, is prepared "
+                                    "K-major in the workspace)"
+                 : P::kTf32 ? "any shape, layout, op and ld (TMA rounds a K-major operand to TF32 as "
+                              "it loads it; an MN-major or unaligned one is prepared K-major in the "
+                              "workspace)"
                             : "16-bit A and B, f32 C; any shape, layout, op and ld (an ld TMA cannot "
                               "read, or a large operand's rows off 128-byte lines, is repacked into "
                               "the workspace)";
@@ -1077,7 +1251,7 @@ GemmKernel make_wgmma_entry(int auto_rank) {
     return check_wgmma_problem(p, gemm_types<P>());
   };
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) {
-    const WgmmaView v = wgmma_view(p);
+    const WgmmaView v = kernel_view<P>(p);
     const WgmmaShape<P, Schedule::kClusterM> shape(v);
     // Without a device (a CPU caller asking), the H200's 132 SMs. (A cluster step's plan is
     // given SMs rather than clusters here: it needs no workspace either way.)
