@@ -133,7 +133,6 @@ struct WgmmaArgs {
   float* c = nullptr;
   int64_t ldc = 0;
   bool c_pairs = false;     // ldc even and C 8-byte aligned: stores of 2 floats
-  bool c_transposed = false;  // C element (i, j) at c[j · ldc + i] (step 09's swapped view)
   bool c_tma = false;       // step 07: C has a tensor map (OperandMaps::c) to store tiles through
   // Stream-K tail (step 03; zero elsewhere): the walk's first `whole_tiles` tiles go to blocks
   // whole, round robin; the k-tiles of the rest are cut into gridDim.x contiguous ranges
@@ -434,17 +433,8 @@ __device__ __forceinline__ float epilogue_value(const WgmmaArgs& a, float v, con
   return a.beta == 0.0f ? a.alpha * v : __fmaf_rn(a.alpha, v, __fmul_rn(a.beta, *c));
 }
 
-// C elements (row, col) and (row, col + 1) of the view. kMayTranspose (step 09): the view's C
-// may be stored transposed (WgmmaArgs::c_transposed), the pair then a column apart.
-template <bool kMayTranspose = false>
 __device__ __forceinline__ void store_pair(const WgmmaArgs& a, int row, int col, float v0, float v1) {
   if (row >= a.m || col >= a.n) return;
-  if (kMayTranspose && a.c_transposed) {
-    float* p = a.c + static_cast<int64_t>(col) * a.ldc + row;
-    p[0] = epilogue_value(a, v0, p);
-    if (col + 1 < a.n) p[a.ldc] = epilogue_value(a, v1, p + a.ldc);
-    return;
-  }
   float* p = a.c + static_cast<int64_t>(row) * a.ldc + col;
   const bool both = col + 1 < a.n;
   v0 = epilogue_value(a, v0, p);
@@ -469,9 +459,32 @@ __device__ __forceinline__ void store_tile(const WgmmaArgs& a, const float (&acc
   const int col0 = tn * P::kBn + 2 * (lane % 4);
 #pragma unroll
   for (int j = 0; j < P::kBn / 8; ++j) {
-    store_pair<P::kARegisters>(a, row, col0 + 8 * j, acc[4 * j], acc[4 * j + 1]);
-    store_pair<P::kARegisters>(a, row8, col0 + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
+    store_pair(a, row, col0 + 8 * j, acc[4 * j], acc[4 * j + 1]);
+    store_pair(a, row8, col0 + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
   }
+}
+
+// Step 09's C stored transposed (WgmmaView::c_transposed): view element (row, col) at
+// c[col · ldc + row], each lane storing its floats down the view's columns. (Tried and not kept:
+// a 4 × 4 transpose by shuffles within each quad of lanes, so that each lane stored four
+// consecutive floats as one float4: half the L2 write sectors, but 368 against 358 µs at 4096
+// under ncu — the shuffles and selects stop both consumers longer than the stores did.)
+template <typename P, bool kPermutedRows>
+__device__ __forceinline__ void store_tile_transposed(const WgmmaArgs& a, const float (&acc)[P::kAccumulators],
+                                                      int tm, int tn, int half) {
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int rows[2] = {tm * P::kBm + accumulator_row<kPermutedRows>(half, warp, lane / 4),
+                       tm * P::kBm + accumulator_row<kPermutedRows>(half, warp, lane / 4 + 8)};
+  const int col0 = tn * P::kBn + 2 * (lane % 4);
+#pragma unroll
+  for (int j = 0; j < P::kBn / 8; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {  // acc[4j + e]: row rows[e / 2], column col0 + 8j + e % 2
+      const int row = rows[e / 2], col = col0 + 8 * j + e % 2;
+      if (row >= a.m || col >= a.n) continue;
+      float* p = a.c + static_cast<int64_t>(col) * a.ldc + row;
+      *p = epilogue_value(a, acc[4 * j + e], p);
+    }
 }
 
 // ---- step 07: C through shared memory and TMA stores ---------------------------------------------
@@ -715,12 +728,16 @@ __device__ __forceinline__ void multiply_segment_a_registers(const Segment& seg,
 
 // The 64-row `half` of tile (tm, tn) to C by the step's epilogue: from registers, or through
 // this warp's staging boxes by TMA (step 07) or, for a C that TMA cannot store, by the warp.
-// kPermutedRows: step 09's accumulator rows (accumulator_row).
-template <typename P, Epilogue kEpilogue, bool kPermutedRows = false>
+// kPermutedRows: step 09's accumulator rows (accumulator_row); kCTransposed: its C stored
+// transposed (WgmmaView::c_transposed, a template parameter of the kernel).
+template <typename P, Epilogue kEpilogue, bool kPermutedRows = false, bool kCTransposed = false>
 __device__ __forceinline__ void store_half(const WgmmaArgs& args, const float (&acc)[P::kAccumulators], int tm,
                                            int tn, int half, TmaStoreState& out) {
-  static_assert(!kPermutedRows || kEpilogue == Epilogue::kRegisters, "step 09 stores from registers");
-  if (kEpilogue != Epilogue::kTmaStore)
+  static_assert(!(kPermutedRows || kCTransposed) || kEpilogue == Epilogue::kRegisters,
+                "step 09 stores from registers");
+  if constexpr (kCTransposed)
+    store_tile_transposed<P, kPermutedRows>(args, acc, tm, tn, half);
+  else if (kEpilogue != Epilogue::kTmaStore)
     store_tile<P, kPermutedRows>(args, acc, tm, tn, half);
   else if (args.c_tma)
     store_tile_tma<P>(args, acc, tm, tn, half, out);
@@ -729,7 +746,7 @@ __device__ __forceinline__ void store_half(const WgmmaArgs& args, const float (&
 }
 
 // A segment's sum: published as a partial tile, or completed with the others' and stored.
-template <typename P, int kCluster, Epilogue kEpilogue, bool kPermutedRows = false>
+template <typename P, int kCluster, Epilogue kEpilogue, bool kPermutedRows = false, bool kCTransposed = false>
 __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&sum)[P::kAccumulators],
                                                const Segment& seg, int consumer, TmaStoreState& out) {
   if (seg.k_end < k_tile_count(args)) {  // the rest of this tile is summed by a higher block
@@ -739,10 +756,10 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   if (seg.k_begin > 0) add_partials<P>(args, sum, seg, consumer);
   int tm, tn;
   tile_coords<kCluster>(args, seg.tile, &tm, &tn);
-  store_half<P, kEpilogue, kPermutedRows>(args, sum, tm, tn, consumer, out);
+  store_half<P, kEpilogue, kPermutedRows, kCTransposed>(args, sum, tm, tn, consumer, out);
 }
 
-template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn>
+template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn, bool kCTransposed = false>
 __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
                         uint64_t* full, uint64_t* empty, int consumer, TmaStoreState out) {
   int stage = 0;
@@ -752,7 +769,7 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
   for_each_segment<kCluster>(args, [&](const Segment& seg) {
     if constexpr (P::kARegisters && kAMn) {
       multiply_segment_a_registers<P>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc);
-      finish_segment<P, kCluster, kEpilogue, kAMn>(args, acc, seg, consumer, out);
+      finish_segment<P, kCluster, kEpilogue, kAMn, kCTransposed>(args, acc, seg, consumer, out);
     } else if constexpr (P::kPromote) {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
                                                 promoted);
@@ -760,7 +777,7 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
     } else {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
                                                 acc);
-      finish_segment<P, kCluster, kEpilogue>(args, acc, seg, consumer, out);
+      finish_segment<P, kCluster, kEpilogue, false, kCTransposed>(args, acc, seg, consumer, out);
     }
   });
   // The last stores must have read their boxes before the block's shared memory goes, and have
@@ -836,7 +853,8 @@ __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, 
 // `Schedule` (the step's launch: TilePerBlock, Persistent) is part of the instantiation so that
 // two steps never share one kernel symbol across translation units (non-RDC builds register a
 // template kernel per file; sharing one made the second step's smem opt-in miss its launch).
-template <typename P, typename Schedule, bool kAMn, bool kBMn>
+// kCTransposed: step 09's view stores C transposed (WgmmaView::c_transposed).
+template <typename P, typename Schedule, bool kAMn, bool kBMn, bool kCTransposed = false>
 __global__ void __launch_bounds__(P::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ OperandMaps maps, const WgmmaArgs args) {
   extern __shared__ uint8_t smem_raw[];
@@ -877,7 +895,8 @@ __global__ void __launch_bounds__(P::kThreads, 1)
       consume_ping_pong<P, Schedule::kEpilogue, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn,
                                                             warpgroup - 1, out);
     else
-      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn>(args, ring_a, ring_b, full, empty, warpgroup - 1, out);
+      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn, kCTransposed>(args, ring_a, ring_b, full, empty,
+                                                                         warpgroup - 1, out);
   }
   // The other blocks' consumers may still be arriving on this block's `empty` barriers: its
   // shared memory must outlive them.
@@ -887,11 +906,15 @@ __global__ void __launch_bounds__(P::kThreads, 1)
 using WgmmaKernelFn = void (*)(OperandMaps, WgmmaArgs);
 
 // The instantiation for the operands' majors (tf32 operands are K-major in shared memory, but for
-// step 09's A, which may be either).
+// step 09's A, which may be either) and, for step 09, whether C is stored transposed.
 template <typename P, typename Schedule>
-WgmmaKernelFn wgmma_kernel(bool a_mn_major, bool b_mn_major) {
-  if constexpr (P::kARegisters)
+WgmmaKernelFn wgmma_kernel(bool a_mn_major, bool b_mn_major, bool c_transposed = false) {
+  if constexpr (P::kARegisters) {
+    if (c_transposed)
+      return a_mn_major ? wgmma_gemm_kernel<P, Schedule, true, false, true>
+                        : wgmma_gemm_kernel<P, Schedule, false, false, true>;
     return a_mn_major ? wgmma_gemm_kernel<P, Schedule, true, false> : wgmma_gemm_kernel<P, Schedule, false, false>;
+  }
   if constexpr (P::kTf32) return wgmma_gemm_kernel<P, Schedule, false, false>;
   if (!a_mn_major && !b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, false>;
   if (!a_mn_major && b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, true>;
@@ -1101,7 +1124,6 @@ WgmmaArgs wgmma_args(const WgmmaView& v, const WgmmaPlan& plan, int group_rows) 
   args.c = v.c;
   args.ldc = v.ldc;
   args.c_pairs = v.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(v.c) % 8 == 0;
-  args.c_transposed = v.c_transposed;
   args.whole_tiles = plan.whole_tiles;
   args.stream_k_iters = plan.stream_k_iters;
   return args;
@@ -1199,14 +1221,14 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
       TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps.c, TmaOperand{v.c, v.m, v.n, v.ldc}, DType::kF32,
                                               StoreBox::kCols, StoreBox::kRows));
   }
-  return launch_kernel<P, Schedule>(wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major),
+  return launch_kernel<P, Schedule>(wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major, v.c_transposed),
                                     plan.blocks, stream, maps, args);
 }
 
 template <typename P, typename Schedule>
 Status opt_into_wgmma_smem() {
-  for (int majors = 0; majors < 4; ++majors)
-    TILEKIT_CUDA_TRY(cudaFuncSetAttribute(wgmma_kernel<P, Schedule>(majors & 1, majors & 2),
+  for (int variant = 0; variant < 8; ++variant)  // A, B MN-major; C transposed
+    TILEKIT_CUDA_TRY(cudaFuncSetAttribute(wgmma_kernel<P, Schedule>(variant & 1, variant & 2, variant & 4),
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem_bytes<P, Schedule>())));
   return Status::ok();
