@@ -467,8 +467,8 @@ __device__ __forceinline__ void store_tile(const WgmmaArgs& a, const float (&acc
 // Step 09's C stored transposed (WgmmaView::c_transposed): view element (row, col) at
 // c[col · ldc + row], each lane storing its floats down the view's columns. (Tried and not kept:
 // a 4 × 4 transpose by shuffles within each quad of lanes, so that each lane stored four
-// consecutive floats as one float4: half the L2 write sectors, but 368 against 358 µs at 4096
-// under ncu — the shuffles and selects stop both consumers longer than the stores did.)
+// consecutive floats as one float4: half the L2 write sectors, but level in the bench at 4096
+// and 8192, so the simpler stores stayed.)
 template <typename P, bool kPermutedRows>
 __device__ __forceinline__ void store_tile_transposed(const WgmmaArgs& a, const float (&acc)[P::kAccumulators],
                                                       int tm, int tn, int half) {
