@@ -40,7 +40,7 @@ namespace tilekit::cuda::sm90 {
 
 // How the tensor cores see the operands: the element type in shared memory and how many parts
 // each FP32 input is split into (tf32: 1; 3xTF32: 2, a big and a small TF32 part), and whether
-// A reaches the wgmma through registers (kTf32ARegisters, step 09: tf32 with A K- or MN-major).
+// an MN-major A reaches the wgmma through registers (kTf32ARegisters, step 09).
 enum class Operands { k16Bit, kTf32, kTf32x3, kTf32ARegisters };
 
 // How the consumers write a finished tile: each thread its accumulators straight to C
@@ -699,11 +699,11 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
   }
 }
 
-// Step 09's segment (A MN-major): each k-tile's A fragments loaded, then its wgmma group issued and waited
-// for before the next k-tile's loads (the other consumer warpgroup keeps the tensor cores busy
-// meanwhile). Loading the next fragments (into a second buffer) while the group was still in
-// flight made ptxas serialize every wgmma of the kernel (C7513: non-wgmma instructions defining
-// wgmma input registers inside a pipeline stage).
+// Step 09's segment (A MN-major): each k-tile's A fragments loaded, then its wgmma group issued
+// and waited for before the next k-tile's loads (the other consumer warpgroup keeps the tensor
+// cores busy meanwhile). Loading the next fragments (into a second buffer) while the group was
+// still in flight made ptxas serialize every wgmma of the kernel (C7513: non-wgmma instructions
+// defining wgmma input registers inside a pipeline stage).
 template <typename P>
 __device__ __forceinline__ void multiply_segment_a_registers(const Segment& seg, const uint8_t* ring_a,
                                                              const uint8_t* ring_b, uint64_t* full,
@@ -713,8 +713,8 @@ __device__ __forceinline__ void multiply_segment_a_registers(const Segment& seg,
   uint32_t frag[P::kBk / P::kInstK][4];
   for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
     barrier_wait(&full[stage], phase);
-    multiply_stage_a_registers<P>(acc, frag, ring_a + stage * P::kAStageBytes,
-                                        ring_b + stage * P::kBStageBytes, consumer, kt == seg.k_begin);
+    multiply_stage_a_registers<P>(acc, frag, ring_a + stage * P::kAStageBytes, ring_b + stage * P::kBStageBytes,
+                                  consumer, kt == seg.k_begin);
     wgmma_wait<0>();
     fence_accumulators(acc);
     fence_fragments(frag);  // the group read them until here
