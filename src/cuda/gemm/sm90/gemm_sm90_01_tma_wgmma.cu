@@ -20,13 +20,10 @@ namespace tilekit::cuda {
 namespace {
 
 // One block per C tile, tiles in row order.
-struct TilePerBlock {
+struct TilePerBlock : sm90::PersistentSchedule {
   static constexpr const char* kName = "sm90_01_tma_wgmma";
   static constexpr int kStep = 1;
   static constexpr int kGroupRows = 1;
-  static constexpr bool kPingPong = false;
-  static constexpr int kClusterM = 1;
-  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kOneBlockPerTile;
   static sm90::WgmmaPlan plan(int /*sms*/, int tiles, int /*k_tiles*/) {
     return sm90::WgmmaPlan{tiles, tiles, 0};

@@ -15,17 +15,9 @@ namespace tilekit::cuda {
 namespace {
 
 // One block per SM (fewer when there are fewer tiles), tiles in groups of 8 tile rows.
-struct Persistent {
+struct Persistent : sm90::PersistentSchedule {
   static constexpr const char* kName = "sm90_02_persistent";
   static constexpr int kStep = 2;
-  static constexpr int kGroupRows = 8;
-  static constexpr bool kPingPong = false;
-  static constexpr int kClusterM = 1;
-  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
-  static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
-    return sm90::persistent_plan(sms, tiles);
-  }
 };
 
 }  // namespace

@@ -21,13 +21,9 @@ namespace tilekit::cuda {
 
 namespace {
 
-struct StreamKTail {
+struct StreamKTail : sm90::PersistentSchedule {
   static constexpr const char* kName = "sm90_03_stream_k";
   static constexpr int kStep = 3;
-  static constexpr int kGroupRows = 8;
-  static constexpr bool kPingPong = false;
-  static constexpr int kClusterM = 1;
-  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamK;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
     return sm90::stream_k_tail_plan(sms, tiles, k_tiles);

@@ -29,17 +29,9 @@ namespace tilekit::cuda {
 
 namespace {
 
-struct PersistentTf32 {
+struct PersistentTf32 : sm90::PersistentSchedule {
   static constexpr const char* kName = "sm90_04_tf32";
   static constexpr int kStep = 4;
-  static constexpr int kGroupRows = 8;
-  static constexpr bool kPingPong = false;
-  static constexpr int kClusterM = 1;
-  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
-  static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
-    return sm90::persistent_plan(sms, tiles);
-  }
 };
 
 template <typename P>

@@ -20,17 +20,10 @@ namespace tilekit::cuda {
 
 namespace {
 
-struct PingPong {
+struct PingPong : sm90::PersistentSchedule {
   static constexpr const char* kName = "sm90_05_ping_pong";
   static constexpr int kStep = 5;
-  static constexpr int kGroupRows = 8;
   static constexpr bool kPingPong = true;
-  static constexpr int kClusterM = 1;
-  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
-  static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
-    return sm90::persistent_plan(sms, tiles);
-  }
 };
 
 template <typename P>

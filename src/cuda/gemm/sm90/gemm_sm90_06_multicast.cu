@@ -27,14 +27,11 @@ namespace tilekit::cuda {
 namespace {
 
 // Clusters of 2 blocks (tiles 2i and 2i + 1 of a tile column), one cluster per 2 SMs.
-struct ClusterPairs {
+struct ClusterPairs : sm90::PersistentSchedule {
   static constexpr const char* kName = "sm90_06_multicast";
   static constexpr int kStep = 6;
   static constexpr int kGroupRows = 4;  // pairs of tile rows: 8 tile rows walked together
-  static constexpr bool kPingPong = false;
   static constexpr int kClusterM = 2;
-  static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kRegisters;
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
   // `clusters` resident at once, `pairs` to compute: each cluster walks pairs with a stride.
   static sm90::WgmmaPlan plan(int clusters, int pairs, int /*k_tiles*/) {
     return sm90::WgmmaPlan{kClusterM * std::min(clusters, pairs), pairs, 0};

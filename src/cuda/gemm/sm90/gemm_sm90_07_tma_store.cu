@@ -33,17 +33,10 @@ namespace tilekit::cuda {
 namespace {
 
 // Step 02's walk with the TMA-store epilogue.
-struct PersistentTmaStore {
+struct PersistentTmaStore : sm90::PersistentSchedule {
   static constexpr const char* kName = "sm90_07_tma_store";
   static constexpr int kStep = 7;
-  static constexpr int kGroupRows = 8;
-  static constexpr bool kPingPong = false;
-  static constexpr int kClusterM = 1;
   static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kTmaStore;
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
-  static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
-    return sm90::persistent_plan(sms, tiles);
-  }
 };
 
 // Step 03's walk (stream-K tail) with the same epilogue, where the last round is at most half
@@ -51,12 +44,9 @@ struct PersistentTmaStore {
 // leaves idle (H200, bf16 128 x 256, against the persistent walk: 4096², 116 of 132 tiles in
 // the last round, −4%; 2048², 128 tiles in all, −18%; 4097², 33, +3 to +6% in four runs;
 // 8193², 33, −3 to +9% in four runs).
-struct StreamKTmaStore {
+struct StreamKTmaStore : sm90::PersistentSchedule {
   static constexpr const char* kName = "sm90_07_tma_store_stream_k";
   static constexpr int kStep = 7;
-  static constexpr int kGroupRows = 8;
-  static constexpr bool kPingPong = false;
-  static constexpr int kClusterM = 1;
   static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kTmaStore;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamKHalfTail;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {

@@ -26,17 +26,12 @@ namespace {
 
 // Step 05's walk and consumers with step 07's stores. 16 tile rows walked together: with
 // 64-row tiles, the same 1024 rows of C as step 07's 8 rows of 128.
-struct PingPongTmaStore {
+struct PingPongTmaStore : sm90::PersistentSchedule {
   static constexpr const char* kName = "sm90_08_ping_pong_tma_store";
   static constexpr int kStep = 8;
   static constexpr int kGroupRows = 16;
   static constexpr bool kPingPong = true;
-  static constexpr int kClusterM = 1;
   static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kTmaStore;
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
-  static sm90::WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) {
-    return sm90::persistent_plan(sms, tiles);
-  }
 };
 
 template <typename T, int kBm, int kBn, int kStages>

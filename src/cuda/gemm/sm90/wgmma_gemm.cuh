@@ -948,6 +948,18 @@ struct WgmmaPlan {
 // tiles), every tile whole.
 inline WgmmaPlan persistent_plan(int sms, int tiles) { return WgmmaPlan{std::min(sms, tiles), tiles, 0}; }
 
+// Step 02's schedule, from which every step's schedule derives, declaring only its name, number
+// and what it changes: one block per SM (persistent_plan), tiles walked in groups of 8 tile rows,
+// both consumers sharing each tile, no clusters, C stored from registers.
+struct PersistentSchedule {
+  static constexpr int kGroupRows = 8;
+  static constexpr bool kPingPong = false;
+  static constexpr int kClusterM = 1;
+  static constexpr Epilogue kEpilogue = Epilogue::kRegisters;
+  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
+  static WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) { return persistent_plan(sms, tiles); }
+};
+
 // Step 03's plan, which step 07 also offers: the tiles of the last partial round plus one full
 // round are cut into `sms` equal k-ranges (stream-K), the others handed out whole; with no
 // partial round, step 02's plan. Below kMinItersPerBlock k-tiles per block a range is not worth
