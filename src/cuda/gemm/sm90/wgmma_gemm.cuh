@@ -399,31 +399,6 @@ __device__ __forceinline__ void fence_fragments(uint32_t (&frag)[kSteps][4]) {
     for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(frag[s][i])::"memory");
 }
 
-// One stage for one consumer's half as one wgmma group, A (MN-major) from registers: every
-// k-step's fragment into `frag`, then the wgmma reading them.
-template <typename P>
-__device__ __forceinline__ void multiply_stage_a_registers(float (&acc)[P::kAccumulators],
-                                                           uint32_t (&frag)[P::kBk / P::kInstK][4],
-                                                           const uint8_t* a_stage, const uint8_t* b_stage,
-                                                           int half, bool first) {
-  constexpr int kSteps = P::kBk / P::kInstK;
-#pragma unroll
-  for (int kk = 0; kk < kSteps; ++kk) load_a_fragment(a_stage, half, kk, frag[kk]);
-  wgmma_fence();
-  fence_accumulators(acc);
-#pragma unroll
-  for (int kk = 0; kk < kSteps; ++kk) {
-    const uint64_t db = b_descriptor<P, false>(b_stage, kk);
-    const int accumulate = first && kk == 0 ? 0 : 1;
-    if constexpr (P::kBn == 256)
-      wgmma_m64n256k8_a_registers(acc, frag[kk], db, accumulate);
-    else
-      wgmma_m64n128k8_a_registers(acc, frag[kk], db, accumulate);
-  }
-  wgmma_commit();
-  fence_accumulators(acc);
-}
-
 // The C element at `c` from its accumulator: alpha·v, or alpha·v + beta·c. BLAS: beta = 0 never
 // reads C. One rounding sequence for every element and both epilogues: `alpha * v + beta * c`
 // may be contracted as fma(alpha, v, beta·c) or fma(beta, c, alpha·v), per code path, and a C
@@ -552,6 +527,80 @@ __device__ void store_tile_tma(const WgmmaArgs& a, const float (&acc)[P::kAccumu
       tma_store_commit();
     }
     ++out.issued;
+  }
+}
+
+// Step 09's staging: the two warps of a pair (consumer warps 2p, 2p + 1) hold between them the
+// 32 rows of one 32-row chunk of the tile (accumulator_row: in order, or step 09's permuted rows,
+// where each warp holds two runs of 8), so they stage 32 × 32 boxes together in the space of
+// their four StoreBox buffers, and one lane of the even warp hands each box to TMA. Stored
+// transposed, a box row is a view column: 32 view rows are one 128-byte line of C.
+struct PairBox {
+  static constexpr int kRows = 32, kCols = 32, kBytes = kRows * kCols * 4, kBuffers = 2;
+  static_assert(kBuffers * kBytes == 2 * StoreBox::kBuffers * StoreBox::kBytes, "a pair's boxes are its warps'");
+};
+
+// Synchronises the 64 threads of consumer warp pair `pair` (0 … 3: named barriers 3 … 6; 1 and 2
+// are the consumer warpgroups'). Immediate ids, as in consumer_barrier.
+__device__ __forceinline__ void pair_barrier(int pair) {
+  switch (pair) {
+    case 0: asm volatile("bar.sync 3, 64;\n" ::: "memory"); break;
+    case 1: asm volatile("bar.sync 4, 64;\n" ::: "memory"); break;
+    case 2: asm volatile("bar.sync 5, 64;\n" ::: "memory"); break;
+    default: asm volatile("bar.sync 6, 64;\n" ::: "memory"); break;
+  }
+}
+
+// The `half` of tile (tm, tn) through the pair's boxes, 32 columns at a time. Each thread writes
+// its values (alpha and beta applied; 0 outside C, which the TMA store clips) where the box's
+// 128-byte swizzle puts them: box row = view row and box column = view column, or the other way
+// round where C is stored transposed (kCTransposed). The even warp's lane 0 issues the stores and
+// is the only thread that can wait for them, so the pair meets twice per box: once the box is
+// written (it may go) and once the issuer knows the next box free (it may be written).
+template <typename P, bool kPermutedRows, bool kCTransposed>
+__device__ void store_tile_tma_pairs(const WgmmaArgs& a, const float (&acc)[P::kAccumulators], int tm, int tn,
+                                     int half, TmaStoreState& out) {
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int pair = half * 2 + warp / 2;  // = (consumer warp − 4) / 2
+  const bool issuer = warp % 2 == 0 && lane == 0;
+  uint8_t* boxes = out.boxes - (warp % 2) * StoreBox::kBuffers * StoreBox::kBytes;
+  const int chunk0 = tm * P::kBm + half * 64 + (warp / 2) * 32;  // the pair's first view row
+  if (chunk0 >= a.m) return;  // the pair's rows lie below C (pair-uniform, as below)
+  const int r[2] = {accumulator_row<kPermutedRows>(half, warp, lane / 4) % 32,
+                    accumulator_row<kPermutedRows>(half, warp, lane / 4 + 8) % 32};
+  constexpr int kGroups = PairBox::kCols / 8;
+#pragma unroll
+  for (int q = 0; q < P::kBn / PairBox::kCols; ++q) {
+    const int col0 = tn * P::kBn + q * PairBox::kCols;
+    if (col0 >= a.n) break;  // past C's last column
+    uint8_t* box = boxes + (out.issued % PairBox::kBuffers) * PairBox::kBytes;
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {  // acc[4j + e]: row r[e / 2], column 8g + 2(lane % 4) + e % 2
+        const int j = q * kGroups + g, row = r[e / 2], col = 8 * g + 2 * (lane % 4) + e % 2;
+        const int view_row = chunk0 + row, view_col = col0 + col;
+        float v = 0.0f;
+        if (view_row < a.m && view_col < a.n) {
+          const float* c = kCTransposed ? a.c + static_cast<int64_t>(view_col) * a.ldc + view_row
+                                        : a.c + static_cast<int64_t>(view_row) * a.ldc + view_col;
+          v = epilogue_value(a, acc[4 * j + e], c);
+        }
+        const int offset = kCTransposed ? staged_offset(col, row) : staged_offset(row, col);
+        *reinterpret_cast<float*>(box + offset) = v;
+      }
+    fence_shared_for_tma();
+    pair_barrier(pair);  // the box is written
+    if (issuer) {
+      if (kCTransposed)
+        tma_store_2d(out.map, box, chunk0, col0);
+      else
+        tma_store_2d(out.map, box, col0, chunk0);
+      tma_store_commit();
+      tma_store_wait_read<PairBox::kBuffers - 1>();  // the next box's last store has read it
+    }
+    ++out.issued;
+    pair_barrier(pair);  // the next box may be written
   }
 }
 
@@ -699,31 +748,66 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
   }
 }
 
-// Step 09's segment (A MN-major): each k-tile's A fragments loaded, then its wgmma group issued
-// and waited for before the next k-tile's loads (the other consumer warpgroup keeps the tensor
-// cores busy meanwhile). Loading the next fragments (into a second buffer) while the group was
-// still in flight made ptxas serialize every wgmma of the kernel (C7513: non-wgmma instructions
-// defining wgmma input registers inside a pipeline stage).
+// Step 09's segment (A MN-major), pipelined by k-step: each k8 step is its own wgmma group, up
+// to two stay in flight (wait<2>), and the fragments of the next step are loaded before a step's
+// wgmma is issued, as CUTLASS's register-A mainloop does. Fragment registers are tied to a
+// k-step's position in the k-tile (frag[kk], the k-tile loop not unrolled): loading step kk + 1
+// (or the next k-tile's step 0) overwrites registers last read three groups earlier, by a group
+// wait<2> has already seen done, and ptxas keeps the wgmma asynchronous (no C7513). A segment has
+// k-tiles. (Before: each k-tile's fragments, then its group, waited for before the next k-tile's
+// loads, since loading a whole k-tile into a second buffer while its group ran made ptxas
+// serialize every wgmma. Level in the bench and under ncu at 4096 NN — 360 against 362 µs, the
+// tensor pipe 84% busy either way: the other consumer's group covered the drain.)
 template <typename P>
 __device__ __forceinline__ void multiply_segment_a_registers(const Segment& seg, const uint8_t* ring_a,
                                                              const uint8_t* ring_b, uint64_t* full,
                                                              uint64_t* empty, int consumer, int& stage,
                                                              uint32_t& phase, float (&acc)[P::kAccumulators]) {
+  constexpr int kSteps = P::kBk / P::kInstK;
+  static_assert(kSteps >= 3, "a stage is released two groups into the next k-tile");
   const bool releases = threadIdx.x % 32 == 0;  // one arrival per consumer warp
-  uint32_t frag[P::kBk / P::kInstK][4];
+  uint32_t frag[kSteps][4];
+  fence_accumulators(acc);
+  barrier_wait(&full[stage], phase);
+  load_a_fragment(ring_a + stage * P::kAStageBytes, consumer, 0, frag[0]);
+  int previous = -1;
   for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
-    barrier_wait(&full[stage], phase);
-    multiply_stage_a_registers<P>(acc, frag, ring_a + stage * P::kAStageBytes, ring_b + stage * P::kBStageBytes,
-                                  consumer, kt == seg.k_begin);
-    wgmma_wait<0>();
-    fence_accumulators(acc);
-    fence_fragments(frag);  // the group read them until here
-    if (releases) release_stage<1>(&empty[stage]);
-    if (++stage == P::kStages) {
-      stage = 0;
-      phase ^= 1;
+    const uint8_t* a_stage = ring_a + stage * P::kAStageBytes;
+    const uint8_t* b_stage = ring_b + stage * P::kBStageBytes;
+    int next = stage + 1;
+    uint32_t next_phase = phase;
+    if (next == P::kStages) {
+      next = 0;
+      next_phase ^= 1;
     }
+#pragma unroll
+    for (int kk = 0; kk < kSteps; ++kk) {
+      if (kk + 1 < kSteps) {
+        load_a_fragment(a_stage, consumer, kk + 1, frag[kk + 1]);
+      } else if (kt + 1 < seg.k_end) {
+        barrier_wait(&full[next], next_phase);
+        load_a_fragment(ring_a + next * P::kAStageBytes, consumer, 0, frag[0]);
+      }
+      wgmma_fence();
+      const uint64_t db = b_descriptor<P, false>(b_stage, kk);
+      const int accumulate = kt == seg.k_begin && kk == 0 ? 0 : 1;
+      if constexpr (P::kBn == 256)
+        wgmma_m64n256k8_a_registers(acc, frag[kk], db, accumulate);
+      else
+        wgmma_m64n128k8_a_registers(acc, frag[kk], db, accumulate);
+      wgmma_commit();
+      wgmma_wait<2>();
+      // Two groups of this k-tile may still run: the previous k-tile's are done, its stage free.
+      if (kk == 1 && previous >= 0 && releases) release_stage<1>(&empty[previous]);
+    }
+    previous = stage;
+    stage = next;
+    phase = next_phase;
   }
+  wgmma_wait<0>();
+  fence_accumulators(acc);
+  fence_fragments(frag);  // the last groups read them until here
+  if (previous >= 0 && releases) release_stage<1>(&empty[previous]);
 }
 
 // The 64-row `half` of tile (tm, tn) to C by the step's epilogue: from registers, or through
@@ -733,9 +817,14 @@ __device__ __forceinline__ void multiply_segment_a_registers(const Segment& seg,
 template <typename P, Epilogue kEpilogue, bool kPermutedRows = false, bool kCTransposed = false>
 __device__ __forceinline__ void store_half(const WgmmaArgs& args, const float (&acc)[P::kAccumulators], int tm,
                                            int tn, int half, TmaStoreState& out) {
-  static_assert(!(kPermutedRows || kCTransposed) || kEpilogue == Epilogue::kRegisters,
-                "step 09 stores from registers");
-  if constexpr (kCTransposed)
+  if constexpr (P::kARegisters && kEpilogue == Epilogue::kTmaStore) {  // step 09: pair boxes
+    if (args.c_tma)
+      store_tile_tma_pairs<P, kPermutedRows, kCTransposed>(args, acc, tm, tn, half, out);
+    else if constexpr (kCTransposed)
+      store_tile_transposed<P, kPermutedRows>(args, acc, tm, tn, half);
+    else
+      store_tile<P, kPermutedRows>(args, acc, tm, tn, half);
+  } else if constexpr (kCTransposed)
     store_tile_transposed<P, kPermutedRows>(args, acc, tm, tn, half);
   else if (kEpilogue != Epilogue::kTmaStore)
     store_tile<P, kPermutedRows>(args, acc, tm, tn, half);
@@ -1112,8 +1201,10 @@ Status encode_maps(const PlacedOperands& o, OperandMaps* maps) {
 // 16-byte boundary, so with n % 4 ≠ 0 it would write up to 3 floats past each row's end (into
 // the padding of a larger ld: the registry's guard-band cases caught it). Otherwise (a 4097-wide
 // C) the consumers store from registers.
-inline bool tma_can_store_c(const WgmmaView& v) {
-  return v.m > 0 && v.n > 0 && v.n % 4 == 0 && v.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(v.c) % 16 == 0;
+// C as stored (rows of `cols` contiguous floats, `ld` apart).
+inline bool tma_can_store_c(const TmaOperand& c) {
+  return c.rows > 0 && c.cols > 0 && c.cols % 4 == 0 && c.ld % 4 == 0 &&
+         reinterpret_cast<uintptr_t>(c.data) % 16 == 0;
 }
 
 inline Status sm_count(int device, int* out) {
@@ -1228,10 +1319,12 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   OperandMaps maps;
   TILEKIT_RETURN_IF_ERROR((encode_maps<P, kCluster>(placed, &maps)));
   if constexpr (Schedule::kEpilogue == Epilogue::kTmaStore) {
-    args.c_tma = tma_can_store_c(v);
+    // Step 09 stores 32 × 32 pair boxes, of Cᵀ where the view is transposed (its rows are C's).
+    const TmaOperand c = v.c_transposed ? TmaOperand{v.c, v.n, v.m, v.ldc} : TmaOperand{v.c, v.m, v.n, v.ldc};
+    args.c_tma = tma_can_store_c(c);
     if (args.c_tma)
-      TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps.c, TmaOperand{v.c, v.m, v.n, v.ldc}, DType::kF32,
-                                              StoreBox::kCols, StoreBox::kRows));
+      TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps.c, c, DType::kF32, StoreBox::kCols,
+                                              P::kARegisters ? PairBox::kRows : StoreBox::kRows));
   }
   return launch_kernel<P, Schedule>(wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major, v.c_transposed),
                                     plan.blocks, stream, maps, args);
@@ -1254,9 +1347,8 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   static_assert(Schedule::kClusterM == 1 || (!Schedule::kPingPong && P::kParts == 1 && !kStreamK),
                 "clusters (step 06) share B's k-tiles of whole tiles, one part, both consumers");
   static_assert(!Schedule::kPingPong || !kStreamK, "ping-pong consumers take whole tiles");
-  static_assert(!P::kARegisters || (!Schedule::kPingPong && Schedule::kClusterM == 1 &&
-                                    Schedule::kEpilogue == Epilogue::kRegisters),
-                "step 09's A in registers: two consumers, no clusters, C stored from registers");
+  static_assert(!P::kARegisters || (!Schedule::kPingPong && Schedule::kClusterM == 1),
+                "step 09's A in registers: two consumers, no clusters");
   EntrySpec s = cuda_spec("sm90", Schedule::kName, Schedule::kStep);
   s.types = gemm_types<P>();
   s.suffix = P::suffix();
