@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ladder-targets.sh — the FP32 SIMT GEMM targets of issue 11, measured in one go on a GPU machine:
 # `tilekit bench gemm` over the target shapes (squares, odd sizes, skinny and k-heavy shapes, the
-# four ops at 4096) with cuBLAS SGEMM and tilekit's own kernels of ladder steps 05-11 in the same
+# four ops at 4096) with cuBLAS SGEMM and tilekit's own kernels of ladder steps 05-12 in the same
 # run, then one table: for each shape the best own kernel against cuBLAS.
 #
 # Usage: scripts/ladder-targets.sh [BIN_DIR]   (default build/bin). CSVs and logs go to $OUT (or
@@ -10,7 +10,7 @@ set -uo pipefail
 BIN=${1:-build/bin}
 LOGS=${OUT:-ladder-targets-logs}
 mkdir -p "$LOGS"
-OWN='gemm.cuda.0[5-9]*,gemm.cuda.1[01]*'
+OWN='gemm.cuda.0[5-9]*,gemm.cuda.1[012]*'
 run() {  # run NAME ARGS... : one bench invocation, CSV kept
   local name=$1; shift
   echo "== $name: tilekit bench gemm $*" | tee "$LOGS/$name.log"

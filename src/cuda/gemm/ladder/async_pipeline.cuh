@@ -5,7 +5,9 @@
 //   Layout  how (k, m|n) maps into a shared tile (PaddedLayout; SwizzledLayout in step 09),
 //   Raster  which C tile a block computes (RowRaster here; GroupedRaster in step 09),
 // and reads split-K slices from blockIdx.z (step 10: one slice of k per z, partial sums to a
-// workspace; without split-K there is one slice and C is written directly).
+// workspace; without split-K there is one slice and C is written directly). How the operand
+// loads cross the matrix's edges is the policy's Loads type: EdgeBranchLoads here (interior tiles
+// unchecked, edge chunks on a branch); step 12's BranchFreeLoads, no per-thread branch at all.
 #pragma once
 
 #include <string>
@@ -15,10 +17,14 @@
 
 namespace tilekit::cuda {
 
-// A WarpTilePolicy with a pipeline depth and the blocks per SM its registers are capped for.
-template <typename W, int kStages_, int kMinBlocks_>
+struct EdgeBranchLoads;
+
+// A WarpTilePolicy with a pipeline depth, the blocks per SM its registers are capped for, and how
+// its operand tiles are loaded at the matrix's edges (the step's name says which).
+template <typename W, int kStages_, int kMinBlocks_, typename Loads_ = EdgeBranchLoads>
 struct PipelinePolicy : W {
   static constexpr int kStages = kStages_, kMinBlocks = kMinBlocks_;
+  using Loads = Loads_;
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
   static std::string suffix() { return W::suffix() + "_s" + std::to_string(kStages); }
   static TileDesc tiling() {
@@ -51,7 +57,7 @@ __device__ __forceinline__ void cp_async_wait() {
 // multiple of 4, 16-byte aligned base). A chunk partly outside the matrix is copied element by
 // element and the rest written as zeros by plain shared stores: no copy ever names an address
 // outside the operand (a zero-fill cp.async with a short src-size would, and compute-sanitizer
-// reports it).
+// reports it; step 12 zero-fills whole chunks from a clamped address instead).
 template <typename T, typename Layout>
 __device__ __forceinline__ void copy_tile_async(const TileOrigin& o, float* s, int tid) {
   static_assert(T::kKRows, "shared rows are memory rows");
@@ -77,28 +83,52 @@ __device__ __forceinline__ void copy_tile_async(const TileOrigin& o, float* s, i
   }
 }
 
-// How one operand's tiles travel to their stage. Memory rows along k and float4 allowed:
-// cp.async, landing as they are. Otherwise (memory rows along m or n, or an ld that is not a
+// Step 08's edge handling: a tile wholly inside the matrix skips every check; edge tiles decide
+// per chunk, on branches (per element for cp.async, float4 or elements for registers).
+struct EdgeBranchLoads {
+  // Whether an operand whose memory rows run along k may go by cp.async: whenever float4 is.
+  __device__ static __forceinline__ bool copies(bool vec, int) { return vec; }
+  template <typename T, typename Layout>
+  __device__ static __forceinline__ void copy_async(const TileOrigin& o, float* s, int tid) {
+    copy_tile_async<T, Layout>(o, s, tid);
+  }
+  // The register path's tile between its loads (fetch) and its shared stores (land).
+  template <typename T>
+  struct Staged {
+    float4 r[T::kChunksPerThread];
+    __device__ __forceinline__ void load(const TileOrigin& o, bool vec, int tid) {
+      load_tile_to_registers<T>(o, vec, r, tid);
+    }
+    template <typename Layout>
+    __device__ __forceinline__ void store(float* s, int tid) const {
+      store_tile_registers<T, Layout>(r, s, tid);
+    }
+  };
+};
+
+// How one operand's tiles travel to their stage. Memory rows along k and float4 allowed (and
+// whatever else Loads::copies asks): cp.async, landing as they are. Otherwise (memory rows along m or n, or an ld that is not a
 // multiple of 4): step 06's loads into registers, stored (transposed where needed) after the
 // current tile's math by `land`, so their latency hides behind it. 4-byte cp.async copies would
 // cost an LSU instruction per element, and ptxas pads each with three NOP loads.
-template <typename T, typename Layout>
+template <typename T, typename Layout, typename Loads>
 struct OperandPipe {
-  bool async;                          // uniform: this operand goes by cp.async
-  float4 staged[T::kChunksPerThread];  // the register path's tile
+  bool async;                                // uniform: this operand goes by cp.async
+  typename Loads::template Staged<T> staged;  // the register path's tile
 
-  __device__ explicit OperandPipe(bool vec) : async(T::kKRows && vec) {}
+  // cols: the operand's memory columns (m for Aᵀ, n for B; only read when kKRows).
+  __device__ OperandPipe(bool vec, int cols) : async(T::kKRows && Loads::copies(vec, cols)) {}
   __device__ __forceinline__ void fetch(const TileOrigin& o, bool vec, float* stage, int tid) {
     if constexpr (T::kKRows) {
       if (async) {
-        copy_tile_async<T, Layout>(o, stage, tid);
+        Loads::template copy_async<T, Layout>(o, stage, tid);
         return;
       }
     }
-    load_tile_to_registers<T>(o, vec, staged, tid);
+    staged.load(o, vec, tid);
   }
   __device__ __forceinline__ void land(float* stage, int tid) {
-    if (!async) store_tile_registers<T, Layout>(staged, stage, tid);
+    if (!async) staged.template store<Layout>(stage, tid);
   }
 };
 
@@ -146,8 +176,8 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   const int k_begin = blockIdx.z * args.k_slice;
   const int k_end = min(g.k, k_begin + args.k_slice);
   const int k_tiles = (k_end - k_begin + P::kBk - 1) / P::kBk;
-  OperandPipe<TileA, Layout> pipe_a(args.flags.vec_a);
-  OperandPipe<TileB, Layout> pipe_b(args.flags.vec_b);
+  OperandPipe<TileA, Layout, typename P::Loads> pipe_a(args.flags.vec_a, g.m);
+  OperandPipe<TileB, Layout, typename P::Loads> pipe_b(args.flags.vec_b, g.n);
   auto fetch = [&](int kt) {
     const int k0 = k_begin + kt * P::kBk, stage = kt % P::kStages;
     pipe_a.fetch(TileA::origin(g.a, g.lda, row0, g.m, k0, k_end), args.flags.vec_a,
