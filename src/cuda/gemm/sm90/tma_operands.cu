@@ -145,7 +145,10 @@ __global__ void __launch_bounds__(kRepackThreads) prepare_16bit_kernel(const Pre
 
 // The pre-pass moves 64 × 64 tiles with 16 × 32 threads, two float4 per thread each way on
 // interior tiles of aligned matrices (as transpose step 06, docs/memory.md), checked scalars at
-// the edges. The first version (32 × 32 tiles, scalars) ran at 1.8 TB/s.
+// the edges. The first version (32 × 32 tiles, scalars) ran at 1.8 TB/s. Tried and not kept:
+// reading an unaligned row (ld 4097) as the two aligned float4 each 4 elements straddle, shifted
+// into place (repack_group's way): 67.5 and 68.6 µs for the two 4097² operands under ncu,
+// against 47.8 and 50.0 µs for the checked scalar loads below.
 constexpr int kPrepTile = 64, kPrepThreadsX = 16, kPrepThreadsY = 32;
 
 // To nearest, ties to even: as a TMA load through a TFLOAT32 tensor map rounds an operand that
