@@ -1196,12 +1196,12 @@ Status encode_maps(const PlacedOperands& o, OperandMaps* maps) {
   return Status::ok();
 }
 
-// Whether TMA can store C (step 07): a 16-byte-aligned base, a row pitch of whole 16 bytes, and
+// Whether TMA can store C, given as stored (`rows` lines of `cols` floats, `ld` apart; step 09's
+// transposed C is the view's Cᵀ): a 16-byte-aligned base, a row pitch of whole 16 bytes, and
 // rows of whole 16 bytes too: a TMA store clips a box at C's last column only to the next
-// 16-byte boundary, so with n % 4 ≠ 0 it would write up to 3 floats past each row's end (into
+// 16-byte boundary, so with cols % 4 ≠ 0 it would write up to 3 floats past each row's end (into
 // the padding of a larger ld: the registry's guard-band cases caught it). Otherwise (a 4097-wide
 // C) the consumers store from registers.
-// C as stored (rows of `cols` contiguous floats, `ld` apart).
 inline bool tma_can_store_c(const TmaOperand& c) {
   return c.rows > 0 && c.cols > 0 && c.cols % 4 == 0 && c.ld % 4 == 0 &&
          reinterpret_cast<uintptr_t>(c.data) % 16 == 0;
