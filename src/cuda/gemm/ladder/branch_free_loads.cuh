@@ -31,7 +31,8 @@ __device__ __forceinline__ void cp_async_16_or_zeros(float* dst, const float* sr
 // hazard: its latency exposed every k-tile, −18% measured).
 __device__ __forceinline__ bool whole_chunks(bool vec, int cols) { return vec && cols % 4 == 0; }
 
-struct BranchFreeLoads {
+// The cp.async half of step 12's loads.
+struct BranchFreeCopies {
   __device__ static __forceinline__ bool copies(bool vec, int cols) {
     return whole_chunks(vec, cols);
   }
@@ -52,6 +53,27 @@ struct BranchFreeLoads {
       cp_async_16_or_zeros(s + Layout::template offset<T::kCols>(rr, cc), src, !inside);
     }
   }
+};
+
+// EXPERIMENT: BranchFreeCopies with step 08's register path.
+struct BranchFreeCopiesEdgeRegisters : BranchFreeCopies {
+  template <typename T>
+  using Staged = EdgeBranchLoads::Staged<T>;
+};
+
+// EXPERIMENT: as above, but an operand with float4 allowed and columns not a multiple of 4 (a
+// padded ld) keeps step 08's edge-branch copies (a uniform branch per launch).
+struct ZeroFillOrEdgeBranchCopies : EdgeBranchLoads {
+  template <typename T, typename Layout>
+  __device__ static __forceinline__ void copy_async(const TileOrigin& o, float* s, int tid) {
+    if (o.cols % 4 == 0)
+      BranchFreeCopies::copy_async<T, Layout>(o, s, tid);
+    else
+      copy_tile_async<T, Layout>(o, s, tid);
+  }
+};
+
+struct BranchFreeLoads : BranchFreeCopies {
 
   // The register path: every load reads an address inside the operand — its own where the
   // chunk (element) lies inside, the operand's first element where not — and the lanes outside

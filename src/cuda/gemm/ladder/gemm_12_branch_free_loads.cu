@@ -29,8 +29,9 @@ Status launch_branch_free(const GemmProblem& p, const Context& ctx, Workspace) {
 }
 
 template <typename P>
-GemmKernel make_branch_free_entry(int auto_rank) {
+GemmKernel make_branch_free_entry(int auto_rank, const char* suffix = "") {
   EntrySpec s = cuda_spec("ladder", "12_branch_free", 12);
+  s.suffix = suffix;
   s.auto_rank = auto_rank;
   GemmKernel k = make_pipelined_entry<P, PaddedLayout, RowRaster>(s);
   k.launch = launch_branch_free<P>;
@@ -54,6 +55,12 @@ void register_gemm_12_branch_free_loads(Registry& r) {
   r.add(make_branch_free_entry<BranchFree<Warp128x256x8, 3, 1>>(13));
   r.add(make_branch_free_entry<BranchFree<Warp128x128x8, 4, 2>>(12));
   r.add(make_branch_free_entry<BranchFree<Warp64x64x16, 4, 4>>(11));
+  // EXPERIMENT
+  r.add(make_branch_free_entry<PipelinePolicy<Warp128x256x8, 2, 1, BranchFreeCopiesEdgeRegisters>>(14, "_hy"));
+  r.add(make_branch_free_entry<PipelinePolicy<Warp128x256x8, 3, 1, BranchFreeCopiesEdgeRegisters>>(13, "_hy"));
+  r.add(make_branch_free_entry<PipelinePolicy<Warp128x128x8, 4, 2, BranchFreeCopiesEdgeRegisters>>(12, "_hy"));
+  r.add(make_branch_free_entry<PipelinePolicy<Warp64x64x16, 4, 4, BranchFreeCopiesEdgeRegisters>>(11, "_hy"));
+  r.add(make_branch_free_entry<PipelinePolicy<Warp128x256x8, 2, 1, ZeroFillOrEdgeBranchCopies>>(14, "_hz"));
 }
 
 }  // namespace tilekit::cuda
