@@ -3,7 +3,9 @@
 // Each chunk's edge test becomes data — LDGSTS's zero-fill predicate, the address an LDG reads
 // and a select before the shared store — so interior and edge tiles run the same straight-line
 // code. What remains is one launch-uniform choice per operand of how wide its loads are.
-// gemm_12's header says what was measured.
+// gemm_12's header says what was measured. The two paths are one type on purpose: the cp.async
+// half with step 08's register path measured below this type on every op that copies, and at
+// NN below step 08 too (docs/ladder.md, "The hybrid").
 #pragma once
 
 #include "cuda/gemm/ladder/async_pipeline.cuh"
@@ -31,8 +33,7 @@ __device__ __forceinline__ void cp_async_16_or_zeros(float* dst, const float* sr
 // hazard: its latency exposed every k-tile, −18% measured).
 __device__ __forceinline__ bool whole_chunks(bool vec, int cols) { return vec && cols % 4 == 0; }
 
-// The cp.async half of step 12's loads.
-struct BranchFreeCopies {
+struct BranchFreeLoads {
   __device__ static __forceinline__ bool copies(bool vec, int cols) {
     return whole_chunks(vec, cols);
   }
@@ -53,27 +54,6 @@ struct BranchFreeCopies {
       cp_async_16_or_zeros(s + Layout::template offset<T::kCols>(rr, cc), src, !inside);
     }
   }
-};
-
-// EXPERIMENT: BranchFreeCopies with step 08's register path.
-struct BranchFreeCopiesEdgeRegisters : BranchFreeCopies {
-  template <typename T>
-  using Staged = EdgeBranchLoads::Staged<T>;
-};
-
-// EXPERIMENT: as above, but an operand with float4 allowed and columns not a multiple of 4 (a
-// padded ld) keeps step 08's edge-branch copies (a uniform branch per launch).
-struct ZeroFillOrEdgeBranchCopies : EdgeBranchLoads {
-  template <typename T, typename Layout>
-  __device__ static __forceinline__ void copy_async(const TileOrigin& o, float* s, int tid) {
-    if (o.cols % 4 == 0)
-      BranchFreeCopies::copy_async<T, Layout>(o, s, tid);
-    else
-      copy_tile_async<T, Layout>(o, s, tid);
-  }
-};
-
-struct BranchFreeLoads : BranchFreeCopies {
 
   // The register path: every load reads an address inside the operand — its own where the
   // chunk (element) lies inside, the operand's first element where not — and the lanes outside

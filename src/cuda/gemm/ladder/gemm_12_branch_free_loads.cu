@@ -15,7 +15,10 @@
 //           tile, where step 08's interior tiles had none). Measured (H200, same run as step
 //           08): 128×256 s2 44.9 TFLOP/s = 0.88× cuBLAS at 4096 NN (08: 43.8, 0.86×), 45.2 at
 //           8192 (43.9); TN 44.3 against 41.3 (+7%); NT 41.5 against 42.4 (−2%); 4097
-//           (ld not a multiple of 4: element loads) 32.7 against 33.2. docs/ladder.md.
+//           (ld not a multiple of 4: element loads) 32.7 against 33.2. The two halves do not
+//           separate: these copies with step 08's register path measured below this step on
+//           every op that copies (4096 NN 43.0, TN 42.8), at NN below step 08 too, the loop's
+//           FFMA block scheduled as step 08's (docs/ladder.md, "The hybrid").
 #include "cuda/gemm/ladder/branch_free_loads.cuh"
 
 namespace tilekit::cuda {
@@ -29,9 +32,8 @@ Status launch_branch_free(const GemmProblem& p, const Context& ctx, Workspace) {
 }
 
 template <typename P>
-GemmKernel make_branch_free_entry(int auto_rank, const char* suffix = "") {
+GemmKernel make_branch_free_entry(int auto_rank) {
   EntrySpec s = cuda_spec("ladder", "12_branch_free", 12);
-  s.suffix = suffix;
   s.auto_rank = auto_rank;
   GemmKernel k = make_pipelined_entry<P, PaddedLayout, RowRaster>(s);
   k.launch = launch_branch_free<P>;
@@ -55,12 +57,6 @@ void register_gemm_12_branch_free_loads(Registry& r) {
   r.add(make_branch_free_entry<BranchFree<Warp128x256x8, 3, 1>>(13));
   r.add(make_branch_free_entry<BranchFree<Warp128x128x8, 4, 2>>(12));
   r.add(make_branch_free_entry<BranchFree<Warp64x64x16, 4, 4>>(11));
-  // EXPERIMENT
-  r.add(make_branch_free_entry<PipelinePolicy<Warp128x256x8, 2, 1, BranchFreeCopiesEdgeRegisters>>(14, "_hy"));
-  r.add(make_branch_free_entry<PipelinePolicy<Warp128x256x8, 3, 1, BranchFreeCopiesEdgeRegisters>>(13, "_hy"));
-  r.add(make_branch_free_entry<PipelinePolicy<Warp128x128x8, 4, 2, BranchFreeCopiesEdgeRegisters>>(12, "_hy"));
-  r.add(make_branch_free_entry<PipelinePolicy<Warp64x64x16, 4, 4, BranchFreeCopiesEdgeRegisters>>(11, "_hy"));
-  r.add(make_branch_free_entry<PipelinePolicy<Warp128x256x8, 2, 1, ZeroFillOrEdgeBranchCopies>>(14, "_hz"));
 }
 
 }  // namespace tilekit::cuda
