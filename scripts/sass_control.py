@@ -15,8 +15,9 @@ Usage:
 
 Prints, per function and for its main loop (the backward branch's range that holds its FFMAs):
 instruction mix, FFMA stall-count histogram, the share of FFMAs with at least one `.reuse`
-operand, register-file reads per FFMA (sources not served by reuse), and the cycles the stall
-counts alone impose (a lower bound on the loop's issue time, before any dynamic stall).
+operand, register-file reads per FFMA (sources not served by reuse), the cycles the stall
+counts alone impose (a lower bound on the loop's issue time, before any dynamic stall), and the
+same for the FFMA block (first FFMA to last) with the stall counts of the LDS inside it.
 """
 import collections
 import gzip
@@ -111,10 +112,19 @@ def summarize(label, body):
     n = len(ffma)
     hist = ", ".join(f"{s}: {stalls[s]} ({100 * stalls[s] / n:.1f}%)" for s in sorted(stalls))
     cycles = sum(c["stall"] for _, _, c in body)
+    # The FFMA block: first FFMA to last, the k-tile's math with its fragment loads. Its
+    # instructions are fixed by the tile; how ptxas spaces the LDS among the FFMAs is not.
+    first = next(i for i, (_, t, _) in enumerate(body) if opcode(t) == "FFMA")
+    last = max(i for i, (_, t, _) in enumerate(body) if opcode(t) == "FFMA")
+    block = body[first:last + 1]
+    block_lds = [c["stall"] for _, t, c in block if opcode(t) == "LDS" and not t.startswith("@!PT")]
     print(f"    FFMA {n} ({100 * n / len(body):.1f}% of instructions); stall counts {hist}")
     print(f"    FFMA with a .reuse operand {with_reuse} ({100 * with_reuse / n:.1f}%); "
           f"register-file reads per FFMA {reads / n:.2f} of 3")
     print(f"    issue cycles by stall counts {cycles}: {n / cycles:.3f} FFMA per cycle at best")
+    print(f"    FFMA block (first FFMA to last): {len(block)} instructions, "
+          f"{sum(c['stall'] for _, _, c in block)} stall cycles; {len(block_lds)} LDS in it, "
+          f"their stall counts {sum(block_lds)}")
 
 
 def main(paths):

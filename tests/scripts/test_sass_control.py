@@ -73,6 +73,9 @@ class SassControl(unittest.TestCase):
         # R4 in slot 0 is served by the cache twice (after each .reuse): 12 sources - 2 = 10 reads.
         self.assertIn("register-file reads per FFMA 2.50 of 3", loop)
         self.assertIn("issue cycles by stall counts 15: 0.267 FFMA per cycle at best", loop)
+        # First FFMA to last: 0x30-0x60, stalls 1 + 2 + 1 + 2, the LDS before it outside.
+        self.assertIn("FFMA block (first FFMA to last): 4 instructions, 6 stall cycles; 0 LDS in it, "
+                      "their stall counts 0", loop)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 // Each chunk's edge test becomes data — LDGSTS's zero-fill predicate, the address an LDG reads
 // and a select before the shared store — so interior and edge tiles run the same straight-line
 // code. What remains is one launch-uniform choice per operand of how wide its loads are.
-// gemm_12's header says what was measured.
+// gemm_12's header says what was measured. The two paths are one type on purpose: the cp.async
+// half with step 08's register path measured below this type on every op that copies, and at
+// NN below step 08 too (docs/ladder.md, "The hybrid").
 #pragma once
 
 #include "cuda/gemm/ladder/async_pipeline.cuh"

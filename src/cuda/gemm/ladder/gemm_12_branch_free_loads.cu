@@ -15,7 +15,10 @@
 //           tile, where step 08's interior tiles had none). Measured (H200, same run as step
 //           08): 128×256 s2 44.9 TFLOP/s = 0.88× cuBLAS at 4096 NN (08: 43.8, 0.86×), 45.2 at
 //           8192 (43.9); TN 44.3 against 41.3 (+7%); NT 41.5 against 42.4 (−2%); 4097
-//           (ld not a multiple of 4: element loads) 32.7 against 33.2. docs/ladder.md.
+//           (ld not a multiple of 4: element loads) 32.7 against 33.2. The two halves do not
+//           separate: these copies with step 08's register path measured below this step on
+//           every op that copies (4096 NN 43.0, TN 42.8), at NN below step 08 too, the loop's
+//           FFMA block scheduled as step 08's (docs/ladder.md, "The hybrid").
 #include "cuda/gemm/ladder/branch_free_loads.cuh"
 
 namespace tilekit::cuda {
