@@ -540,42 +540,44 @@ struct PairBox {
   static_assert(kBuffers * kBytes == 2 * StoreBox::kBuffers * StoreBox::kBytes, "a pair's boxes are its warps'");
 };
 
-// Synchronises the 64 threads of consumer warp pair `pair` (0 … 3: named barriers 3 … 6; 1 and 2
-// are the consumer warpgroups'). Immediate ids, as in consumer_barrier.
-__device__ __forceinline__ void pair_barrier(int pair) {
-  switch (pair) {
-    case 0: asm volatile("bar.sync 3, 64;\n" ::: "memory"); break;
-    case 1: asm volatile("bar.sync 4, 64;\n" ::: "memory"); break;
-    case 2: asm volatile("bar.sync 5, 64;\n" ::: "memory"); break;
-    default: asm volatile("bar.sync 6, 64;\n" ::: "memory"); break;
-  }
+// Synchronises the 128 threads of one consumer warpgroup (named barrier 1 + consumer; 0 is
+// __syncthreads). The ids are immediates: with an id in a register ptxas reserves all 16
+// barriers, and the runtime then fits only 4 blocks per SM whatever their size. (Step 09's
+// pair boxes synchronised each warp pair on barriers of their own at first: 7 in the kernel, which
+// the runtime's occupancy counts and tilekit's model does not — OccupancyGpu caught it.)
+__device__ __forceinline__ void consumer_barrier(int consumer) {
+  if (consumer == 0)
+    asm volatile("bar.sync 1, 128;\n" ::: "memory");
+  else
+    asm volatile("bar.sync 2, 128;\n" ::: "memory");
 }
 
-// The `half` of tile (tm, tn) through the pair's boxes, 32 columns at a time. Each thread writes
+// The `half` of tile (tm, tn) through the pairs' boxes, 32 columns at a time. Each thread writes
 // its values (alpha and beta applied; 0 outside C, which the TMA store clips) where the box's
 // 128-byte swizzle puts them: box row = view row and box column = view column, or the other way
-// round where C is stored transposed (kCTransposed). The even warp's lane 0 issues the stores and
-// is the only thread that can wait for them, so the pair meets twice per box: once the box is
-// written (it may go) and once the issuer knows the next box free (it may be written).
+// round where C is stored transposed (kCTransposed). The even warp's lane 0 issues its pair's
+// stores and is the only thread that can wait for them, so the consumer warpgroup meets twice
+// per box: once the boxes are written (they may go) and once the issuers know the next boxes
+// free (they may be written). `half` is the consumer (two consumers, one half each).
 template <typename P, bool kPermutedRows, bool kCTransposed>
 __device__ void store_tile_tma_pairs(const WgmmaArgs& a, const float (&acc)[P::kAccumulators], int tm, int tn,
                                      int half, TmaStoreState& out) {
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-  const int pair = half * 2 + warp / 2;  // = (consumer warp − 4) / 2
-  const bool issuer = warp % 2 == 0 && lane == 0;
   uint8_t* boxes = out.boxes - (warp % 2) * StoreBox::kBuffers * StoreBox::kBytes;
   const int chunk0 = tm * P::kBm + half * 64 + (warp / 2) * 32;  // the pair's first view row
-  if (chunk0 >= a.m) return;  // the pair's rows lie below C (pair-uniform, as below)
+  // A pair whose rows lie below C writes and stores nothing, but meets the other pair.
+  const bool rows_in = chunk0 < a.m;
+  const bool issuer = rows_in && warp % 2 == 0 && lane == 0;
   const int r[2] = {accumulator_row<kPermutedRows>(half, warp, lane / 4) % 32,
                     accumulator_row<kPermutedRows>(half, warp, lane / 4 + 8) % 32};
   constexpr int kGroups = PairBox::kCols / 8;
 #pragma unroll
   for (int q = 0; q < P::kBn / PairBox::kCols; ++q) {
     const int col0 = tn * P::kBn + q * PairBox::kCols;
-    if (col0 >= a.n) break;  // past C's last column
+    if (col0 >= a.n) break;  // past C's last column (uniform over the warpgroup)
     uint8_t* box = boxes + (out.issued % PairBox::kBuffers) * PairBox::kBytes;
 #pragma unroll
-    for (int g = 0; g < kGroups; ++g)
+    for (int g = 0; g < kGroups && rows_in; ++g)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {  // acc[4j + e]: row r[e / 2], column 8g + 2(lane % 4) + e % 2
         const int j = q * kGroups + g, row = r[e / 2], col = 8 * g + 2 * (lane % 4) + e % 2;
@@ -590,7 +592,7 @@ __device__ void store_tile_tma_pairs(const WgmmaArgs& a, const float (&acc)[P::k
         *reinterpret_cast<float*>(box + offset) = v;
       }
     fence_shared_for_tma();
-    pair_barrier(pair);  // the box is written
+    consumer_barrier(half);  // the boxes are written
     if (issuer) {
       if (kCTransposed)
         tma_store_2d(out.map, box, chunk0, col0);
@@ -600,7 +602,7 @@ __device__ void store_tile_tma_pairs(const WgmmaArgs& a, const float (&acc)[P::k
       tma_store_wait_read<PairBox::kBuffers - 1>();  // the next box's last store has read it
     }
     ++out.issued;
-    pair_barrier(pair);  // the next box may be written
+    consumer_barrier(half);  // the next boxes may be written
   }
 }
 
@@ -647,16 +649,6 @@ __device__ void store_tile_staged(const WgmmaArgs& a, const float (&acc)[P::kAcc
 }
 
 // ---- stream-K partial tiles ---------------------------------------------------------------------
-
-// Synchronises the 128 threads of one consumer warpgroup (named barrier 1 + consumer; 0 is
-// __syncthreads). The ids are immediates: with an id in a register ptxas reserves all 16
-// barriers, and the runtime then fits only 4 blocks per SM whatever their size.
-__device__ __forceinline__ void consumer_barrier(int consumer) {
-  if (consumer == 0)
-    asm volatile("bar.sync 1, 128;\n" ::: "memory");
-  else
-    asm volatile("bar.sync 2, 128;\n" ::: "memory");
-}
 
 // Each thread's accumulators in its block's slot, laid out [consumer][register][thread] so that
 // a warp's stores and loads are contiguous. Through L2 (st.cg / ld.cg): another SM reads them.
