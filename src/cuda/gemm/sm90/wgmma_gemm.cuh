@@ -601,7 +601,9 @@ __device__ void store_tile_tma_pairs(const WgmmaArgs& a, const float (&acc)[P::k
       tma_store_commit();
       tma_store_wait_read<PairBox::kBuffers - 1>();  // the next box's last store has read it
     }
-    ++out.issued;
+    // Counted only where stores go: the box after the last one stored is the one its wait freed
+    // (a pair that skipped a tile must not step onto a box a store may still be reading).
+    if (rows_in) ++out.issued;
     consumer_barrier(half);  // the next boxes may be written
   }
 }
