@@ -266,9 +266,16 @@ inline PipelineArgs whole_k_args(const RowMajorGemm& g, int bm, int bn) {
                       static_cast<int>(ceil_div(g.n, bn)), g.k, nullptr};
 }
 
+// One launch over the whole k (steps 08, 09 and 12).
+template <typename P, typename Layout, typename Raster>
+Status launch_whole_k(const GemmProblem& p, const Context& ctx, Workspace) {
+  const RowMajorGemm g = to_row_major(p);
+  return launch_pipelined<P, Layout, Raster>(whole_k_args(g, P::kBm, P::kBn), 1, ctx.stream);
+}
+
 // A registry entry for a pipelined kernel: its tiling, 32-bit indexing as the only limit, the
-// shared-memory opt-in as `initialize`, resources of the NN instantiation. The caller sets the
-// launch (whole k in steps 08–09, split-K in step 10).
+// shared-memory opt-in as `initialize`, resources of the NN instantiation, and the launch over
+// the whole k (step 10 sets its split-K launch instead).
 template <typename P, typename Layout, typename Raster>
 GemmKernel make_pipelined_entry(EntrySpec s) {
   s.suffix = P::suffix() + s.suffix;
@@ -284,6 +291,7 @@ GemmKernel make_pipelined_entry(EntrySpec s) {
     return kernel_resources(reinterpret_cast<const void*>(pipelined_kernel<P, Layout, Raster>(false, false)),
                             P::kThreads, pipeline_smem_bytes<P, Layout>(), out);
   };
+  k.launch = launch_whole_k<P, Layout, Raster>;
   return k;
 }
 

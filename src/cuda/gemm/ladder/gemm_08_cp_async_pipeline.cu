@@ -19,19 +19,10 @@ namespace tilekit::cuda {
 namespace {
 
 template <typename P>
-Status launch_cp_async(const GemmProblem& p, const Context& ctx, Workspace) {
-  const RowMajorGemm g = to_row_major(p);
-  return launch_pipelined<P, PaddedLayout, RowRaster>(whole_k_args(g, P::kBm, P::kBn), 1,
-                                                      ctx.stream);
-}
-
-template <typename P>
 GemmKernel make_cp_async_entry(int auto_rank) {
   EntrySpec s = cuda_spec("ladder", "08_cp_async", 8);
   s.auto_rank = auto_rank;
-  GemmKernel k = make_pipelined_entry<P, PaddedLayout, RowRaster>(s);
-  k.launch = launch_cp_async<P>;
-  return k;
+  return make_pipelined_entry<P, PaddedLayout, RowRaster>(s);
 }
 
 using Warp128x128x8 = WarpTilePolicy<128, 128, 8, 2, 4, 8, 8, 8>;

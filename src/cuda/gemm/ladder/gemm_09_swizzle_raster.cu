@@ -20,19 +20,11 @@ namespace tilekit::cuda {
 namespace {
 
 template <typename P, typename Layout, typename Raster>
-Status launch_swizzle_raster(const GemmProblem& p, const Context& ctx, Workspace) {
-  const RowMajorGemm g = to_row_major(p);
-  return launch_pipelined<P, Layout, Raster>(whole_k_args(g, P::kBm, P::kBn), 1, ctx.stream);
-}
-
-template <typename P, typename Layout, typename Raster>
 GemmKernel make_swizzle_raster_entry(int auto_rank) {
   EntrySpec s = cuda_spec("ladder", "09_swizzle_raster", 9);
   s.suffix = "_" + Layout::name() + "_" + Raster::name();
   s.auto_rank = auto_rank;
-  GemmKernel k = make_pipelined_entry<P, Layout, Raster>(s);
-  k.launch = launch_swizzle_raster<P, Layout, Raster>;
-  return k;
+  return make_pipelined_entry<P, Layout, Raster>(s);
 }
 
 using Warp128x256x8 = WarpTilePolicy<128, 256, 8, 2, 4, 8, 8, 16>;

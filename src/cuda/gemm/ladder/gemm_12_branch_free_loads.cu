@@ -25,19 +25,10 @@ namespace tilekit::cuda {
 namespace {
 
 template <typename P>
-Status launch_branch_free(const GemmProblem& p, const Context& ctx, Workspace) {
-  const RowMajorGemm g = to_row_major(p);
-  return launch_pipelined<P, PaddedLayout, RowRaster>(whole_k_args(g, P::kBm, P::kBn), 1,
-                                                      ctx.stream);
-}
-
-template <typename P>
 GemmKernel make_branch_free_entry(int auto_rank) {
   EntrySpec s = cuda_spec("ladder", "12_branch_free", 12);
   s.auto_rank = auto_rank;
-  GemmKernel k = make_pipelined_entry<P, PaddedLayout, RowRaster>(s);
-  k.launch = launch_branch_free<P>;
-  return k;
+  return make_pipelined_entry<P, PaddedLayout, RowRaster>(s);
 }
 
 template <typename W, int kStages, int kMinBlocks>
