@@ -185,12 +185,14 @@ class DistBench {
     return Status::ok();
   }
 
-  std::string describe_plan(const DistributionPlan& plan) const {
+  // `copy_engines`: what the ranks reported (RankStats::copy_engines), not what was asked.
+  std::string describe_plan(const DistributionPlan& plan, bool copy_engines) const {
     const int ctas = cfg_.dist_config.nccl_max_ctas;
     return std::string(dist_split_name(plan.split)) + ", " + replica_source_name(plan.source) +
            ", " + std::to_string(plan.panels_per_block) + " panels/block" +
            (cfg_.options.all_gather_rounds ? "" : ", broadcast rounds") + ", NCCL " +
-           (ctas > 0 ? "<= " + std::to_string(ctas) + " SMs" : "SMs auto");
+           (copy_engines ? std::string("all-gathers on copy engines")
+                         : ctas > 0 ? "<= " + std::to_string(ctas) + " SMs" : "SMs auto");
   }
 
   void fill_rank_figures(DistBenchRow* r, const DistributedStats& stats, int64_t k) const {
@@ -213,8 +215,6 @@ class DistBench {
     DistBenchRow r = row(h, std::to_string(cfg_.gpus) + " GPUs resident", cfg_.gpus);
     Status st = plan_distribution(global, cfg_.gpus, cfg_.options, &plan);
     if (!st) return error_row(r, st);
-    r.mode += " (" + describe_plan(plan) +
-              (cfg_.options.kernel == "auto" ? std::string() : ", " + cfg_.options.kernel) + ")";
     const size_t ea = dtype_size(cfg_.types.a), eb = dtype_size(cfg_.types.b);
     const bool by_cols = plan.split == DistSplit::kColumns;
     const bool whole = plan.source != ReplicaSource::kBlocks;
@@ -238,6 +238,9 @@ class DistBench {
     Timing t;
     st = measure(*timer, [&] { return gemm_distributed(*ctx_, global, blocks, cfg_.options, &stats); },
                  cfg_.timing, cfg_.cancel, &t);
+    const bool copy_engines = !stats.ranks.empty() && stats.ranks[0].copy_engines;
+    r.mode += " (" + describe_plan(plan, copy_engines) +
+              (cfg_.options.kernel == "auto" ? std::string() : ", " + cfg_.options.kernel) + ")";
     if (!st) return error_row(r, st);
     fill_rank_figures(&r, stats, s.k);
     // Gather C and compare with the one-GPU result.

@@ -130,6 +130,7 @@ struct RankStats {
   double download_ms = 0;       // host operands: C's block back
   double total_ms = 0;          // first to last event of the call on this rank
   int64_t received_bytes = 0;
+  bool copy_engines = false;    // the all-gathers ran on the copy engines (no SMs held)
 };
 struct DistributedStats {
   DistributionPlan plan;
@@ -150,6 +151,14 @@ struct DistributedConfig {
   // waves). 4 CTAs move about 45 GB/s each way on 2 × H200: enough to hide the transfers of bf16
   // at n = 32768, not at 16384 (docs/multigpu.md).
   int nccl_max_ctas = 4;
+  // All-gathers on the GPUs' copy engines instead of NCCL's kernels (NCCL 2.28 or newer: the
+  // communicator gets the zero-CTA policy and the replica of the travelling operand lives in a
+  // window registered for symmetric collectives, allocated with ncclMemAlloc). They then hold
+  // no SMs and the GEMMs beside them keep every SM (no Context::sm_limit). Where NCCL cannot
+  // (no symmetric memory between the GPUs, an older NCCL), the all-gathers fall back to NCCL's
+  // kernels and the SM cap above; RankStats::copy_engines says which ran. Broadcasts (uneven
+  // rounds, ReplicaSource::kRoot) always use kernels. Ignored by wrap.
+  bool copy_engines = true;
 };
 
 // The ranks this process drives, each a GPU with its NCCL communicator, two streams and its

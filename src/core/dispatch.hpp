@@ -75,6 +75,15 @@ Status check_kernel(const Kernel<P>& k, const P& p, const Context& ctx, const De
 template <typename P>
 Status prepare_kernel(const Kernel<P>& k, const P& p, const Context& ctx, const DeviceInfo* device,
                       Workspace* ws) {
+  // A context that limits the SMs (Context::sm_limit) is a smaller device to the kernel: its
+  // plan, and so its workspace, may differ (fewer slots can turn a whole-tile walk into stream-K,
+  // which needs partials), so the workspace is sized for the device as the launch will see it.
+  DeviceInfo limited;
+  if (device && ctx.sm_limit > 0 && ctx.sm_limit < device->sm_count) {
+    limited = *device;
+    limited.sm_count = ctx.sm_limit;
+    device = &limited;
+  }
   const size_t bytes = k.workspace_bytes ? k.workspace_bytes(p, device) : 0;
   TILEKIT_RETURN_IF_ERROR(ctx.workspace_pool().acquire(ctx, bytes, ws));
   if (k.initialize) TILEKIT_RETURN_IF_ERROR(k.initialize(p, ctx, *ws));

@@ -54,6 +54,22 @@ class Communicator {
   virtual Status allocate(size_t bytes, const char* what, void** out) = 0;
   virtual void release(void* ptr) = 0;
 
+  // Where the implementation can keep the replica of the travelling operand in memory that its
+  // all-gathers fill without SMs (NCCL: a window registered for symmetric collectives on a
+  // zero-CTA communicator, whose all-gathers run on the copy engines), replica_in_window() is
+  // true and the schedule takes the replica from window() instead of allocate(). window() may
+  // be collective: every rank calls it after the agreement, with the same bytes. It keeps the
+  // buffer for later calls (grown when too small); *out is null for 0 bytes.
+  virtual bool replica_in_window() const { return false; }
+  virtual Status window(size_t bytes, void** out) {
+    (void)bytes;
+    *out = nullptr;
+    return Status(StatusCode::kInternal, "this communicator has no window for the replica");
+  }
+  // After window(): true when the all-gathers into it hold no SMs, so the GEMMs beside them
+  // need no Context::sm_limit (broadcasts still use SMs).
+  virtual bool all_gathers_free_sms() const { return false; }
+
   // Enqueued on `lane`: `lines` lines of `line_bytes`, `src_pitch` / `dst_pitch` bytes apart.
   virtual Status copy_2d(Lane lane, CopyKind kind, void* dst, size_t dst_pitch, const void* src,
                          size_t src_pitch, size_t line_bytes, size_t lines) = 0;

@@ -32,14 +32,62 @@ std::unique_ptr<DistributedContext> make_context(std::vector<std::unique_ptr<Com
   impl->local = std::move(local);
   impl->ranks = ranks;
   impl->config = config;
+  impl->threads = std::make_unique<RankThreads>(impl->local.size());
   return std::make_unique<DistributedContext>(std::move(impl));
+}
+
+RankThreads::RankThreads(size_t ranks) {
+  for (size_t i = 1; i < ranks; ++i) threads_.emplace_back(&RankThreads::serve, this, i);
+}
+
+RankThreads::~RankThreads() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  work_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void RankThreads::run(const std::function<void(size_t)>& job) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = &job;
+    pending_ = threads_.size();
+    ++generation_;
+  }
+  work_.notify_all();
+  job(0);
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [&] { return pending_ == 0; });
+  job_ = nullptr;
+}
+
+void RankThreads::serve(size_t rank) {
+  uint64_t served = 0;
+  while (true) {
+    const std::function<void(size_t)>* job = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      work_.wait(lock, [&] { return stop_ || generation_ != served; });
+      if (stop_) return;
+      served = generation_;
+      job = job_;
+    }
+    (*job)(rank);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --pending_;
+    }
+    done_.notify_all();
+  }
 }
 
 }  // namespace dist
 
 namespace {
 
-// Runs every local rank's part, one host thread each beyond the first, and returns the first
+// Runs every local rank's part, each on its thread (dist::RankThreads), and returns the first
 // local rank's error (every rank reaches the same verdict, each in its own words).
 Status run_local_ranks(DistributedContext& ctx, const GemmProblem& problem,
                        const std::vector<LocalBlocks>& blocks, bool host,
@@ -61,10 +109,7 @@ Status run_local_ranks(DistributedContext& ctx, const GemmProblem& problem,
     results[i] = dist::run_rank(*local[i], problem, plan, host ? LocalBlocks{} : blocks[i], host,
                                 options, planned, &rank_stats[i]);
   };
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < count; ++i) threads.emplace_back(run_one, i);
-  run_one(0);
-  for (std::thread& t : threads) t.join();
+  ctx.impl().threads->run(run_one);
   if (stats) {
     stats->plan = plan;
     stats->ranks = rank_stats;

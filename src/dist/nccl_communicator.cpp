@@ -25,6 +25,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// NCCL 2.28 runs an all-gather on the copy engines when the communicator has the zero-CTA
+// policy and both buffers lie in windows registered for symmetric collectives.
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+constexpr bool kNcclCopyEngines = true;
+#else
+constexpr bool kNcclCopyEngines = false;
+#endif
+
 Status nccl_error(ncclResult_t r, const std::string& call, const std::string& who) {
   return Status(StatusCode::kInternal,
                 who + ": " + call + " failed: " + ncclGetErrorString(r) + " (NCCL error " +
@@ -41,10 +49,13 @@ void keep_nvls_off() {
 
 class NcclCommunicator final : public Communicator {
  public:
-  NcclCommunicator(ncclComm_t comm, bool owned, int rank, int size, int device, double timeout_s,
-                   int nccl_max_ctas)
+  NcclCommunicator(ncclComm_t comm, bool owned, int rank, int size, int device,
+                   const DistributedConfig& config)
       : comm_(comm), owned_(owned), rank_(rank), size_(size), device_(device),
-        timeout_(std::chrono::duration<double>(timeout_s)), nccl_max_ctas_(nccl_max_ctas) {}
+        timeout_(std::chrono::duration<double>(config.timeout_s)),
+        nccl_max_ctas_(config.nccl_max_ctas),
+        // A wrapped communicator's CTA policy is its maker's: no copy engines promised there.
+        copy_engines_(kNcclCopyEngines && owned && config.copy_engines) {}
 
   ~NcclCommunicator() override {
     // Errors cannot be reported from a destructor; a failed teardown leaks at worst.
@@ -55,10 +66,14 @@ class NcclCommunicator final : public Communicator {
       if (finalize_started_ && wait_ready()) (void)ncclCommDestroy(comm_);
       else (void)ncclCommAbort(comm_);
     }
+    free_window();
     for (cudaEvent_t e : tags_) (void)cudaEventDestroy(e);
     for (cudaEvent_t e : marks_) if (e) (void)cudaEventDestroy(e);
     if (exchange_buffer_) (void)cudaFree(exchange_buffer_);
     for (KeptBuffer& k : kept_) (void)cudaFree(k.ptr);
+    // The context's workspace pool frees its buffer after a cudaStreamSynchronize on compute_:
+    // it goes first (the member would outlive the stream, and a freed stream crashes there).
+    context_ = Context{};
     if (compute_) (void)cudaStreamDestroy(compute_);
     if (transfer_) (void)cudaStreamDestroy(transfer_);
   }
@@ -167,6 +182,32 @@ class NcclCommunicator final : public Communicator {
       if (k.ptr == ptr) k.in_use = false;
   }
 
+  bool replica_in_window() const override { return copy_engines_; }
+
+  // Every rank arrives here after the agreement with the same bytes and the same history of
+  // calls, so every rank grows (and registers, a collective) together.
+  Status window(size_t bytes, void** out) override {
+    *out = nullptr;
+    if (bytes == 0) return Status::ok();
+    if (bytes > window_bytes_) {
+      TILEKIT_RETURN_IF_ERROR(usable());
+      TILEKIT_CUDA_TRY(cudaSetDevice(device_));
+      deregister_window();
+      free_window();
+      const std::string what = std::to_string(bytes) + " bytes for the replica of the travelling operand";
+      void* p = nullptr;
+      const ncclResult_t r = ncclMemAlloc(&p, bytes);
+      if (r != ncclSuccess) return nccl_error(r, "ncclMemAlloc of " + what, who());
+      window_ptr_ = p;
+      window_bytes_ = bytes;
+      TILEKIT_RETURN_IF_ERROR(register_window(what));
+    }
+    *out = window_ptr_;
+    return Status::ok();
+  }
+  // NCCL leaves the window unset where the GPUs lack symmetric memory: kernels move the data.
+  bool all_gathers_free_sms() const override { return window_ != nullptr; }
+
   Status copy_2d(Lane lane, CopyKind, void* dst, size_t dst_pitch, const void* src,
                  size_t src_pitch, size_t line_bytes, size_t lines) override {
     TILEKIT_CUDA_TRY(cudaSetDevice(device_));
@@ -228,6 +269,7 @@ class NcclCommunicator final : public Communicator {
     if (!owned_ || !comm_ || aborted_ || shutdown_begun_) return;
     shutdown_begun_ = true;
     (void)cudaSetDevice(device_);
+    deregister_window();  // before the communicator ends; the memory goes with the object
     const ncclResult_t f = ncclCommFinalize(comm_);
     finalize_started_ = f == ncclSuccess || f == ncclInProgress;
   }
@@ -264,6 +306,32 @@ class NcclCommunicator final : public Communicator {
 
   cudaStream_t stream(Lane lane) const { return lane == Lane::kCompute ? compute_ : transfer_; }
 
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  Status register_window(const std::string& what) {
+    const std::string call = "ncclCommWindowRegister of " + what;
+    TILEKIT_RETURN_IF_ERROR(enqueued(ncclCommWindowRegister(comm_, window_ptr_, window_bytes_,
+                                                            &window_, NCCL_WIN_COLL_SYMMETRIC),
+                                     call));
+    // On a nonblocking communicator it may answer ncclSuccess while the registration (a
+    // collective among the ranks) still runs; the next collective would then be refused.
+    return settled(call);
+  }
+  // Local (not collective); skipped once the communicator is aborted.
+  void deregister_window() {
+    if (window_ && comm_ && !aborted_) (void)ncclCommWindowDeregister(comm_, window_);
+    window_ = nullptr;
+  }
+  void free_window() {
+    if (window_ptr_) (void)ncclMemFree(window_ptr_);
+    window_ptr_ = nullptr;
+    window_bytes_ = 0;
+  }
+#else
+  Status register_window(const std::string&) { return Status::ok(); }
+  void deregister_window() {}
+  void free_window() {}
+#endif
+
   std::string who() const {
     return "gemm_distributed: rank " + std::to_string(rank_) + " (GPU " + std::to_string(device_) +
            ")";
@@ -279,23 +347,31 @@ class NcclCommunicator final : public Communicator {
 
   // A nonblocking communicator may answer ncclInProgress: poll until the call is enqueued.
   Status enqueued(ncclResult_t r, const std::string& call) {
-    if (r == ncclInProgress) {
-      const auto deadline = Clock::now() + timeout_;
-      ncclResult_t state = ncclInProgress;
-      while (true) {
-        const ncclResult_t q = ncclCommGetAsyncError(comm_, &state);
-        if (q != ncclSuccess) { r = q; break; }
-        if (state != ncclInProgress) { r = state; break; }
-        if (Clock::now() > deadline) {
-          abort();
-          return timed_out(call);
-        }
-        std::this_thread::yield();
-      }
-    }
+    if (r == ncclInProgress) return settled(call);
     if (r != ncclSuccess) {
       abort();
       return nccl_error(r, call, who());
+    }
+    return Status::ok();
+  }
+
+  // Polls until the communicator's last call has finished, bounded by the timeout.
+  Status settled(const std::string& call) {
+    const auto deadline = Clock::now() + timeout_;
+    ncclResult_t state = ncclInProgress;
+    while (true) {
+      const ncclResult_t q = ncclCommGetAsyncError(comm_, &state);
+      if (q != ncclSuccess) state = q;
+      if (state != ncclInProgress) break;
+      if (Clock::now() > deadline) {
+        abort();
+        return timed_out(call);
+      }
+      std::this_thread::yield();
+    }
+    if (state != ncclSuccess) {
+      abort();
+      return nccl_error(state, call, who());
     }
     return Status::ok();
   }
@@ -353,6 +429,15 @@ class NcclCommunicator final : public Communicator {
   void* exchange_buffer_ = nullptr;
   size_t exchange_bytes_ = 0;
   std::vector<KeptBuffer> kept_;
+  // The replica's window (copy_engines_): ncclMemAlloc'd, registered, kept between calls.
+  bool copy_engines_ = false;
+  void* window_ptr_ = nullptr;
+  size_t window_bytes_ = 0;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  ncclWindow_t window_ = nullptr;
+#else
+  void* window_ = nullptr;
+#endif
 };
 
 // Waits for nonblocking communicators being made; aborts them all on an error or the timeout.
@@ -396,8 +481,7 @@ Status wrap_all(std::vector<ncclComm_t>& comms, const std::vector<int>& ranks, i
                 std::unique_ptr<DistributedContext>* out) {
   std::vector<std::unique_ptr<Communicator>> local;
   for (size_t i = 0; i < comms.size(); ++i) {
-    auto c = std::make_unique<NcclCommunicator>(comms[i], owned, ranks[i], size, devices[i],
-                                                config.timeout_s, config.nccl_max_ctas);
+    auto c = std::make_unique<NcclCommunicator>(comms[i], owned, ranks[i], size, devices[i], config);
     Status s = c->init();
     local.push_back(std::move(c));  // destroyed (and its communicator with it) on failure
     if (!s) return s;
@@ -414,6 +498,10 @@ ncclConfig_t nonblocking_config(const DistributedConfig& dc) {
   if (dc.nccl_max_ctas > 0) config.maxCTAs = dc.nccl_max_ctas;
 #else
   (void)dc;  // ncclConfig_t has no maxCTAs before NCCL 2.17 (NCCL_MAX_CTAS in the environment)
+#endif
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  // Zero CTAs wherever NCCL can: all-gathers into symmetric windows on the copy engines.
+  if (dc.copy_engines) config.CTAPolicy = NCCL_CTA_POLICY_ZERO;
 #endif
   return config;
 }

@@ -14,7 +14,10 @@
 #include <string>
 #include <utility>
 
+#include "core/backend.hpp"
 #include "dist/geometry.hpp"
+#include "tilekit/registry.hpp"
+#include "tilekit/tilekit.hpp"
 
 namespace tilekit::dist {
 
@@ -399,6 +402,39 @@ Status enqueue_transfers(Communicator& comm, const RankJob& job, const Schedule&
   return comm.mark(Lane::kTransfer, Mark::kTransferEnd);
 }
 
+// The kernel `auto` picks for this rank's whole share of C (its rows, every column), run on
+// every panel: the panels are one GEMM cut up only for the overlap, and a panel's own shape (a
+// narrow slice of the columns) can send the selector to another kernel than the share's (on
+// 2 × H200, bf16 at 16384: a split-k kernel for the 8192 × 2048 × 16384 panels). No kernel
+// (each panel selects its own) when the options name one or the selection fails.
+struct ShareKernel {
+  const GemmKernel* kernel = nullptr;
+  int split_k = 0;
+  const DeviceInfo* device = nullptr;  // the backend's cached description (null on the CPU)
+};
+
+ShareKernel share_kernel(const RankJob& job, const Schedule& s, const char* buffer,
+                         const Context& ctx, const DistributedOptions& o) {
+  ShareKernel out;
+  if (o.kernel != "auto" || job.rows.size == 0) return out;
+  const GemmProblem& v = job.view;
+  GemmProblem share = v;
+  share.m = job.rows.size;
+  share.a = job.a;
+  share.lda = job.lda;
+  // Packed panels lie apart in the buffer; the selector sees them as one packed operand.
+  share.b = s.direct ? job.b : buffer;
+  share.ldb = s.direct ? job.ldb : packed_ld(v.layout, v.op_b, v.k, v.n);
+  share.c = job.c;
+  share.ldc = job.ldc;
+  Selection<GemmProblem> chosen;
+  if (!select_gemm_kernel(share, ctx, o.allow_vendor, &chosen) || !chosen.kernel) return out;
+  if (!check_context(ctx, &out.device)) return out;
+  out.kernel = chosen.kernel;
+  out.split_k = chosen.split_k;
+  return out;
+}
+
 Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, const char* buffer,
                      const DistributedOptions& o) {
   const GemmProblem& v = job.view;
@@ -416,7 +452,14 @@ Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, 
   if (full.backend == Backend::kCuda) (void)full.workspace_pool();  // copies share one pool
   Context beside = full;
   beside.sm_limit = comm.gemm_sm_limit();
-  const std::vector<bool> shared = gemms_beside_collectives(s);
+  // All-gathers on the copy engines hold no SM: then only broadcasts call for the limit.
+  const bool collectives_free_sms =
+      comm.all_gathers_free_sms() &&
+      std::none_of(s.transfer.begin(), s.transfer.end(),
+                   [](const TransferStep& t) { return t.kind == StepKind::kBroadcast; });
+  std::vector<bool> shared = gemms_beside_collectives(s);
+  if (collectives_free_sms) shared.assign(shared.size(), false);
+  const ShareKernel share = share_kernel(job, s, buffer, full, o);
   TILEKIT_RETURN_IF_ERROR(comm.mark(Lane::kCompute, Mark::kComputeStart));
   for (size_t j = 0; j < s.compute.size(); ++j) {
     const int index = s.compute[j];
@@ -440,7 +483,13 @@ Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, 
     panel.c = static_cast<char*>(job.c) + op_offset(v.layout, Op::kN, job.ldc, 0, p.col_begin) *
                                               static_cast<int64_t>(elem(v.types.c));
     panel.ldc = job.ldc;
-    Status st = gemm(shared[j] ? beside : full, panel, gemm_options);
+    GemmOptions panel_options = gemm_options;
+    if (share.kernel && (!share.kernel->can_implement ||
+                         share.kernel->can_implement(panel, share.device))) {
+      panel_options.kernel = share.kernel->info.id;
+      if (panel.split_k == 0) panel.split_k = share.split_k;
+    }
+    Status st = gemm(shared[j] ? beside : full, panel, panel_options);
     if (!st)
       return Status(st.code(), who(comm) + ": the GEMM of panel " + std::to_string(index) +
                                    " (columns " + std::to_string(p.col_begin) + ".." +
@@ -465,6 +514,7 @@ void fill_stats(Communicator& comm, const DistributionPlan& plan, const RankJob&
   st->download_ms = host ? comm.elapsed_ms(Mark::kComputeEnd, Mark::kDownloaded) : 0.0;
   st->total_ms = comm.elapsed_ms(Mark::kStart, host ? Mark::kDownloaded : Mark::kComputeEnd);
   st->received_bytes = plan.received_bytes[r];
+  st->copy_engines = comm.all_gathers_free_sms();
 }
 
 }  // namespace
@@ -487,8 +537,9 @@ Status prepare(Communicator& comm, const GemmProblem& global, const Distribution
   const GemmProblem& v = job->view;
   const std::vector<IndexRange>& cols = by_cols ? plan.rows : plan.cols;
   TILEKIT_RETURN_IF_ERROR(host ? validate(global) : check_blocks(comm, global, plan, blocks));
-  TILEKIT_RETURN_IF_ERROR(
-      mem->replica.allocate(sched.buffer_bytes, "the replica of the travelling operand"));
+  if (!comm.replica_in_window())  // else window() after the agreement (it may be collective)
+    TILEKIT_RETURN_IF_ERROR(
+        mem->replica.allocate(sched.buffer_bytes, "the replica of the travelling operand"));
   const int64_t c_bytes = job->rows.size * v.n * static_cast<int64_t>(elem(v.types.c));
   if (host) {
     TILEKIT_RETURN_IF_ERROR(
@@ -605,15 +656,22 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
                                 "before the multiplication"));
 
   // 3. The lanes: inputs, then the transfers (a GPU runs them while the GEMMs are enqueued).
-  Status run = comm.mark(Lane::kCompute, Mark::kStart);
+  char* replica = mem.replica.bytes();
+  Status run = Status::ok();
+  if (comm.replica_in_window()) {
+    void* w = nullptr;
+    run = comm.window(static_cast<size_t>(sched.buffer_bytes), &w);
+    replica = static_cast<char*>(w);
+  }
+  if (run) run = comm.mark(Lane::kCompute, Mark::kStart);
   if (run) run = enqueue_inputs(comm, job, blocks, host, staged);
-  if (run) run = enqueue_transfers(comm, job, sched, mem.replica.bytes());
+  if (run) run = enqueue_transfers(comm, job, sched, replica);
   if (!run) {
     // The collectives are out of step now: end the communicator so that peers fail at once.
     comm.abort();
     return run;
   }
-  const Status computed = enqueue_gemms(comm, job, sched, mem.replica.bytes(), options);
+  const Status computed = enqueue_gemms(comm, job, sched, replica, options);
 
   // 4. Wait, agree on the outcome (every rank reports a failure anywhere), then deliver C.
   TILEKIT_RETURN_IF_ERROR(comm.finish());  // on failure aborted: peers fail by timeout or error

@@ -101,6 +101,20 @@ void FakeCommunicator::release(void* ptr) {
   --live_;
 }
 
+Status FakeCommunicator::window(size_t bytes, void** out) {
+  *out = nullptr;
+  if (bytes == 0) return Status::ok();
+  if (bytes > window_.size()) {
+    // Registering a grown window is collective: every rank must arrive.
+    log_.push_back("window " + std::to_string(bytes));
+    TILEKIT_RETURN_IF_ERROR(collective_gate());
+    TILEKIT_RETURN_IF_ERROR(group_->barrier(rank_));
+    window_.assign(bytes, 0);
+  }
+  *out = window_.data();
+  return Status::ok();
+}
+
 Status FakeCommunicator::copy_2d(dist::Lane, dist::CopyKind kind, void* dst, size_t dst_pitch,
                                  const void* src, size_t src_pitch, size_t line_bytes,
                                  size_t lines) {

@@ -76,6 +76,12 @@ class FakeCommunicator final : public dist::Communicator {
   }
   Status allocate(size_t bytes, const char* what, void** out) override;
   void release(void* ptr) override;
+  // use_window(true): the replica comes from window(), a collective that grows one kept buffer
+  // (as the NCCL communicator's symmetric window), and all-gathers "free the SMs".
+  void use_window(bool on) { use_window_ = on; }
+  bool replica_in_window() const override { return use_window_; }
+  Status window(size_t bytes, void** out) override;
+  bool all_gathers_free_sms() const override { return use_window_ && !window_.empty(); }
   Status copy_2d(dist::Lane lane, dist::CopyKind kind, void* dst, size_t dst_pitch,
                  const void* src, size_t src_pitch, size_t line_bytes, size_t lines) override;
   Status signal(dist::Lane lane, int tag) override;
@@ -102,6 +108,8 @@ class FakeCommunicator final : public dist::Communicator {
   size_t live_ = 0;
   std::vector<std::string> log_;
   std::vector<bool> signalled_;
+  bool use_window_ = false;
+  std::vector<char> window_;
   std::chrono::steady_clock::time_point marks_[static_cast<int>(dist::Mark::kCount)];
   bool recorded_[static_cast<int>(dist::Mark::kCount)] = {};
 };

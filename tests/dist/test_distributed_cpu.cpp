@@ -579,6 +579,55 @@ TEST(DistributedGemm, OwnPanelsArePackedBeforeAnyBroadcast) {
   }
 }
 
+// The NCCL communicator keeps the replica in a symmetric window (copy-engine all-gathers): the
+// window is requested after the agreement, by every rank with the same size, grown (a
+// collective) only when a call needs more, and the result is the same bit for bit.
+TEST(DistributedGemm, ReplicaInAWindowIsRequestedAfterTheAgreementAndGrownTogether) {
+  auto fakes = make_fake_ranks(3);
+  std::vector<FakeCommunicator*> ranks;
+  std::vector<std::unique_ptr<dist::Communicator>> local;
+  for (auto& f : fakes) {
+    f->use_window(true);
+    ranks.push_back(f.get());
+    local.push_back(std::move(f));
+  }
+  auto ctx = dist::make_context(std::move(local), 3, {});
+  int64_t seed = 40;
+  for (const Shape& shape : {Shape{30, 24, 7}, Shape{30, 12, 7}, Shape{31, 40, 9}}) {
+    Case c;
+    c.m = shape.m;
+    c.n = shape.n;
+    c.k = shape.k;
+    c.beta = -0.5f;
+    c.ranks = 3;
+    c.options.split = DistSplit::kRows;
+    Operands o = make_operands(c, ++seed);
+    const std::vector<float> expected = one_call(c, o);
+    DistributedStats stats;
+    ASSERT_TRUE(gemm_distributed_host(*ctx, o.problem, c.options, &stats));
+    EXPECT_EQ(std::memcmp(expected.data(), o.c.data.data(), expected.size() * sizeof(float)), 0)
+        << shape.m << " x " << shape.n << " x " << shape.k;
+    for (const RankStats& r : stats.ranks) EXPECT_TRUE(r.copy_engines);
+  }
+  // k x n floats of op(B): 7·24·4 = 672 bytes, then 7·12·4 fits in it, then 9·40·4 = 1440.
+  const std::vector<std::string> grown{"window 672", "window 1440"};
+  for (FakeCommunicator* f : ranks) {
+    std::vector<std::string> windows;
+    size_t first_exchange = f->log().size(), first_window = f->log().size();
+    for (size_t i = 0; i < f->log().size(); ++i) {
+      const std::string& line = f->log()[i];
+      if (line == "exchange") first_exchange = std::min(first_exchange, i);
+      if (line.rfind("window", 0) == 0) {
+        windows.push_back(line);
+        first_window = std::min(first_window, i);
+      }
+    }
+    EXPECT_EQ(windows, grown) << "rank " << f->rank();
+    EXPECT_LT(first_exchange, first_window) << "rank " << f->rank() << ": window before the agreement";
+    EXPECT_EQ(f->live_allocations(), 0u);
+  }
+}
+
 // ---- faults ----
 
 // Runs run_rank for each rank on its own thread with its own problem and blocks.

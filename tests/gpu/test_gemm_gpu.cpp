@@ -366,6 +366,40 @@ TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
 }
 
+// Context::sm_limit (the multi-GPU GEMM leaves SMs to NCCL with it) makes the sm90 kernels plan
+// for fewer SMs, which can turn a whole-tile walk into stream-K with partials in the workspace:
+// 132 tiles are one full round on the H200's 132 SMs, and a partial one on 126. The workspace
+// must be sized for the SMs the launch will use (it once was not: "workspace of 0 bytes").
+TEST(CudaGemm, Sm90KernelsAreCorrectUnderAnSmLimit) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  DeviceInfo d;
+  if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
+  int tested = 0;
+  for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
+    if (kernel.info.backend != Backend::kCuda || kernel.info.id.find(".sm90_") == std::string::npos)
+      continue;
+    // 12 x 11 tiles of 128 x 128, and 12 x 11 of 128 x 256.
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{1536, 1408}, {1536, 2816}}) {
+      for (int limit : {126, 61}) {
+        GemmCase c;
+        c.m = m;
+        c.n = n;
+        c.k = 256;
+        c.beta = 0.5f;
+        c.seed = test_seed();
+        Context ctx = Context::cuda(0);
+        ctx.sm_limit = limit;
+        const CaseResult r = run_gemm_case(c, ctx, &kernel);
+        if (r.skipped) continue;
+        ++tested;
+        EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
+            << kernel.info.id << " " << c.describe() << ", sm_limit " << limit << ": " << r.message();
+      }
+    }
+  }
+  EXPECT_GT(tested, 0) << "no sm90 kernel ran";
+}
+
 // tf32 rounds each FP32 input to nearest, ties to even, whichever way it reaches the tensor
 // cores: rounded by TMA as it loads (a K-major operand read in place) or by the pre-pass (an
 // MN-major operand, or one whose ld TMA cannot read: ld = stored columns + 1). The inputs' 13

@@ -42,6 +42,7 @@ struct BenchOptions {
   int panels = 4;
   int nccl_ctas = DistributedConfig{}.nccl_max_ctas;  // 0: NCCL's choice, GEMMs unlimited
   std::string rounds = "all-gather";                   // all-gather (where sizes allow) or broadcasts
+  std::string copy_engines = "on";                     // all-gathers on the copy engines
   bool no_host = false;
 };
 
@@ -115,6 +116,7 @@ int run_bench_gemm_gpus(const BenchOptions& o) {
   cfg.options.panels_per_block = o.panels;
   cfg.options.allow_vendor = o.allow_vendor;
   cfg.dist_config.nccl_max_ctas = o.nccl_ctas;
+  cfg.dist_config.copy_engines = o.copy_engines == "on";
   cfg.options.all_gather_rounds = o.rounds == "all-gather";
   // --kernels with --gpus: one kernel id (or auto) that every rank's GEMMs and the one-GPU
   // yardstick run; globs and lists belong to the one-GPU sweep.
@@ -295,6 +297,11 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--rounds", o->rounds,
                   "--gpus: a round of equal panels as one all-gather, or always as broadcasts")
       ->check(CLI::IsMember({"all-gather", "broadcasts"}))
+      ->capture_default_str();
+  cmd->add_option("--copy-engines", o->copy_engines,
+                  "--gpus: all-gathers on the copy engines, holding no SMs (NCCL 2.28+ symmetric "
+                  "windows; off: NCCL's kernels on --nccl-ctas SMs)")
+      ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   cmd->add_flag("--no-host", o->no_host, "--gpus: skip the host-operand row (transfers included)");
   cmd->callback([exit_code, o] { *exit_code = run_bench_gemm(*o); });

@@ -1287,8 +1287,8 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   auto stream = static_cast<cudaStream_t>(ctx.stream);
   int sms = 0;
   TILEKIT_RETURN_IF_ERROR(sm_count(ctx.device, &sms));
-  // Context::sm_limit leaves SMs to work beside this kernel (fewer blocks than the workspace was
-  // sized for: never more).
+  // Context::sm_limit leaves SMs to work beside this kernel (prepare_kernel sized the workspace
+  // for the same limit: the plan may differ, stream-K on fewer SMs).
   if (ctx.sm_limit > 0) sms = std::min(sms, ctx.sm_limit);
   // Without clusters a plan places blocks on `slots` SMs; with them, clusters on `slots`.
   int slots = sms;
