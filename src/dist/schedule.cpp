@@ -464,14 +464,18 @@ Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, 
   for (size_t j = 0; j < s.compute.size(); ++j) {
     const int index = s.compute[j];
     const Panel& p = s.panels[index];
-    if (s.wait_for[index]) TILEKIT_RETURN_IF_ERROR(comm.wait(Lane::kCompute, index));
+    // A resident panel of this rank's own is read where the caller holds it: its GEMM need not
+    // wait for the pack into the replica (which only the all-gather needs), so the first GEMM
+    // starts at once and the packs run beside the GEMMs.
+    const bool in_place = s.direct || (p.owner == comm.rank() && job.b_kind == CopyKind::kLocal);
+    if (s.wait_for[index] && !in_place) TILEKIT_RETURN_IF_ERROR(comm.wait(Lane::kCompute, index));
     if (job.rows.size == 0) continue;  // no rows here: this rank only relays panels
     GemmProblem panel = v;
     panel.m = job.rows.size;
     panel.n = p.cols;
     panel.a = job.a;
     panel.lda = job.lda;
-    if (s.direct) {
+    if (in_place) {
       panel.b = static_cast<const char*>(job.b) +
                 op_offset(v.layout, v.op_b, job.ldb, 0, p.col_begin - job.b_col0) *
                     static_cast<int64_t>(elem(v.types.b));

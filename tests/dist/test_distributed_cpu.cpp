@@ -435,8 +435,8 @@ void expect_host_call_matches(const Case& c, uint64_t seed) {
   EXPECT_EQ(std::memcmp(expected.data(), o.c.data.data(), expected.size() * sizeof(float)), 0);
 }
 
-// Operands resident on the ranks, laid out as LocalBlocks says.
-void expect_resident_call_matches(const Case& c, uint64_t seed) {
+// Operands resident on the ranks, laid out as LocalBlocks says; on `ctx` when given.
+void expect_resident_call_matches(const Case& c, uint64_t seed, DistributedContext* given = nullptr) {
   SCOPED_TRACE("resident operands: " + c.describe() + ", seed " + std::to_string(seed));
   Operands o = make_operands(c, seed);
   const std::vector<float> expected = one_call(c, o);
@@ -466,8 +466,8 @@ void expect_resident_call_matches(const Case& c, uint64_t seed) {
                  b[r].data.empty() ? nullptr : b[r].data.data(), b[r].ld, cc[r].data.data(),
                  cc[r].ld};
   }
-  auto ctx = fake_context(c.ranks);
-  const Status s = gemm_distributed(*ctx, o.problem, blocks, c.options);
+  std::unique_ptr<DistributedContext> made = given ? nullptr : fake_context(c.ranks);
+  const Status s = gemm_distributed(given ? *given : *made, o.problem, blocks, c.options);
   ASSERT_TRUE(s) << s.to_string();
   HostMatrix gathered = o.c;
   for (int r = 0; r < c.ranks; ++r) {
@@ -625,6 +625,37 @@ TEST(DistributedGemm, ReplicaInAWindowIsRequestedAfterTheAgreementAndGrownTogeth
     EXPECT_EQ(windows, grown) << "rank " << f->rank();
     EXPECT_LT(first_exchange, first_window) << "rank " << f->rank() << ": window before the agreement";
     EXPECT_EQ(f->live_allocations(), 0u);
+  }
+}
+
+// Resident operands: a rank's own panels are multiplied where the caller holds them, so their
+// GEMMs wait for nothing (the packs into the replica serve only the all-gather); the others'
+// panels are waited for. Host operands: every panel waits (its own are uploads).
+TEST(DistributedGemm, OwnResidentPanelsAreMultipliedWithoutWaiting) {
+  auto fakes = make_fake_ranks(3);
+  std::vector<FakeCommunicator*> ranks;
+  std::vector<std::unique_ptr<dist::Communicator>> local;
+  for (auto& f : fakes) {
+    ranks.push_back(f.get());
+    local.push_back(std::move(f));
+  }
+  auto ctx = dist::make_context(std::move(local), 3, {});
+  Case c;
+  c.m = 12;
+  c.n = 12;
+  c.k = 5;
+  c.beta = 0.5f;
+  c.ranks = 3;
+  c.options.split = DistSplit::kRows;
+  c.options.panels_per_block = 2;
+  expect_resident_call_matches(c, 11, ctx.get());
+  for (FakeCommunicator* f : ranks) {
+    // Panels lie owner by owner: rank r's are 2r and 2r + 1.
+    for (int panel = 0; panel < 6; ++panel) {
+      const bool waited = std::count(f->log().begin(), f->log().end(),
+                                     "wait compute " + std::to_string(panel)) > 0;
+      EXPECT_EQ(waited, panel / 2 != f->rank()) << "rank " << f->rank() << ", panel " << panel;
+    }
   }
 }
 
