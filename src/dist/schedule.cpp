@@ -28,6 +28,9 @@ Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& col
   (void)op_b;  // panels are packed densely whatever the layout: only their sizes matter here
   Schedule s;
   const int ranks = static_cast<int>(cols.size());
+  // A single rank holds all of op(B) whatever the source says: nothing travels, no pack, no
+  // collective (whose kernel would also cost the GEMMs their SM cap).
+  if (ranks == 1) source = ReplicaSource::kEveryRank;
   int64_t n = 0;
   for (const IndexRange& c : cols) n += c.size;
   auto add_panels = [&](int owner, IndexRange range, int parts) {

@@ -301,6 +301,21 @@ TEST(DistBenchTable, FourGpusFiguresStayInTheirColumns) {
   EXPECT_EQ(end_of(lines[1], "103.50"), end_of(lines[0], " ms")) << os.str();
 }
 
+TEST(Schedule, OneRankMultipliesWhereTheOperandLies) {
+  for (ReplicaSource source : {ReplicaSource::kBlocks, ReplicaSource::kRoot}) {
+    const dist::Schedule s =
+        dist::build_schedule(source, split_cols(8, 1), 4, 0, 3, 4, Layout::kRowMajor, Op::kN, false);
+    EXPECT_TRUE(s.direct);
+    EXPECT_TRUE(s.transfer.empty());
+    EXPECT_EQ(s.buffer_bytes, 0);
+    // Host operands: uploaded in panels, and no collective.
+    const dist::Schedule h =
+        dist::build_schedule(source, split_cols(8, 1), 4, 0, 3, 4, Layout::kRowMajor, Op::kN, true);
+    EXPECT_EQ(h.transfer.size(), 4u);
+    for (const dist::TransferStep& t : h.transfer) EXPECT_EQ(t.kind, dist::StepKind::kPack);
+  }
+}
+
 TEST(Schedule, NothingTravelsWhenKIsZero) {
   const dist::Schedule s = dist::build_schedule(ReplicaSource::kBlocks, split_cols(6, 2), 3, 0, 0,
                                                 4, Layout::kColMajor, Op::kT, false);
