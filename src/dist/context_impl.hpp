@@ -19,7 +19,7 @@ namespace dist {
 // One host thread per local rank beyond the first, kept for the context's life: a call's ranks
 // must run at once (their collectives meet), and threads made per call would start cold each
 // time (thread creation, the CUDA runtime's per-thread state, the selector's per-thread memory of
-// its last choice), which costs the second rank's GEMMs milliseconds on 2 × H200.
+// its last choice) on the path to the second rank's first GEMM.
 class RankThreads {
  public:
   explicit RankThreads(size_t ranks);
