@@ -107,10 +107,11 @@ std::vector<std::string> position_independent_kernels() {
 }
 
 // One rank per visible GPU.
-std::unique_ptr<DistributedContext> all_gpus(double timeout_s = 60) {
+std::unique_ptr<DistributedContext> all_gpus(double timeout_s = 60, bool copy_engines = true) {
   std::unique_ptr<DistributedContext> ctx;
   DistributedConfig config;
   config.timeout_s = timeout_s;
+  config.copy_engines = copy_engines;
   std::vector<int> devices;
   for (int d = 0; d < gpu_count(); ++d) devices.push_back(d);
   const Status s = DistributedContext::create(devices, config, &ctx);
@@ -303,6 +304,17 @@ TEST(MultiGpu, ResidentBlocksMatchOneGpuBitForBit) {
   const Status s2 = gemm_distributed(*ctx, h.p, staged.blocks, o);
   ASSERT_TRUE(s2) << s2.to_string();
   EXPECT_EQ(download_rows(staged, h, plan), got);
+  // With NCCL's kernels instead of the copy engines (and so the SM cap on the GEMMs beside
+  // them): the same bits, and the stats say which ran.
+  auto kernels_ctx = all_gpus(60, /*copy_engines=*/false);
+  ASSERT_TRUE(kernels_ctx);
+  ResidentBlocks again = upload_blocks(h, plan);
+  o.all_or_nothing = false;
+  DistributedStats kernel_stats;
+  const Status s3 = gemm_distributed(*kernels_ctx, h.p, again.blocks, o, &kernel_stats);
+  ASSERT_TRUE(s3) << s3.to_string();
+  EXPECT_EQ(download_rows(again, h, plan), got);
+  for (const RankStats& rs : kernel_stats.ranks) EXPECT_FALSE(rs.copy_engines) << "rank " << rs.rank;
 }
 
 TEST(MultiGpuFaults, AMissingOrRepeatedDeviceIsNamed) {
