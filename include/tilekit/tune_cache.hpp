@@ -115,6 +115,9 @@ struct TuneCacheInfo {
   Status warning;
 };
 Status tune_cache_info(const Context& ctx, TuneCacheInfo* out);
+// Each thread remembers its last kRememberedTunedShapes tuned selections (kernel "auto"), so a
+// call at one of those shapes does not search the tables again.
+constexpr size_t kRememberedTunedShapes = 8;
 // Forgets every loaded cache, so the next selection reads the files again (after `tilekit tune`
 // wrote one, and in tests).
 void reload_tune_caches();

@@ -1,8 +1,9 @@
 // tune_select.cpp — kernel "auto" for GEMM: the tuned measurements first, then the static ranking.
 //
-// Order: the device's tune cache (the nearest measured shape of the same ops, layout, alignment
-// and types; among its candidates the fastest once the tile model has carried their times to
-// the shape asked for), then the table shipped in the source, then select_kernel's ranking. A tuned
+// Order: the device's tune cache (the measured shapes nearest the one asked for, of the same
+// ops, layout, alignment and types; their candidates' times carried to the shape asked for by
+// the tile model and ranked over those neighbours, tune_select.hpp), then the table shipped in
+// the source, then select_kernel's ranking. A tuned
 // id is only a suggestion: it is run only when it is still registered, is one of tilekit's own
 // kernels (a vendor kernel only when allowed), implements exactly the requested types (so never a
 // lower precision), and passes every check dispatch applies (backend, SM range, can_implement).
@@ -165,7 +166,7 @@ Shape row_major_view(const Shape& s, Layout layout) {
 TunedSource make_tuned_source(
     std::string name, std::vector<TuneEntry> entries, const KernelList<GemmKernel>& list,
     const std::function<TileModelDevice(const GemmKernel&)>& model_device) {
-  TunedSource s{std::move(name), std::move(entries), {}, {}, {}, {}, {}, {}};
+  TunedSource s{std::move(name), std::move(entries), {}, {}, {}, {}, {}, {}, {}};
   for (size_t i = 0; i < s.entries.size(); ++i) {
     const TuneEntry& e = s.entries[i];
     auto group = std::find_if(s.classes.begin(), s.classes.end(),
@@ -181,6 +182,10 @@ TunedSource make_tuned_source(
       if (!k) continue;
       ResolvedCandidate r{
           k, c.split_k, c.time_s, model_device ? model_device(*k) : TileModelDevice{}, {}, {}};
+      const TunedChoice choice{k, takes_run_time_split_k(k->info) ? c.split_k : 0};
+      r.choice = static_cast<size_t>(std::find(s.choices.begin(), s.choices.end(), choice) -
+                                     s.choices.begin());
+      if (r.choice == s.choices.size()) s.choices.push_back(choice);
       r.note = ": " + c.kernel +
                (c.split_k > 0 ? " with split-k " + std::to_string(c.split_k) : "") + " took " +
                format_time(c.time_s) + " there";
@@ -238,6 +243,25 @@ void carried_times(const TunedSource& src, size_t i, Shape want, Layout layout,
                                               want.m, want.n, want.k, c.device)));
 }
 
+// The explanation of candidate c of entry i, carried to p's shape in `carried_s`. Whole
+// microseconds through to_string, not a stream or printf: it is built on every call that
+// searches and must stay cheap.
+void describe_choice(const TunedSource& src, size_t i, const ResolvedCandidate& c,
+                     double carried_s, Selection<GemmProblem>* out) {
+  out->kernel = c.kernel;
+  out->split_k = takes_run_time_split_k(c.kernel->info) ? c.split_k : 0;
+  out->reason = src.notes[i];
+  out->reason += c.note;
+  out->reason += ", ";
+  out->reason += std::to_string(std::llround(carried_s * 1e6));
+  out->reason += " us by the tile model here";
+}
+
+void append_distance(double distance, Selection<GemmProblem>* out) {
+  out->reason += distance == 0 ? " (this shape)"
+                               : " (nearest shape, distance " + format_distance(distance) + ")";
+}
+
 // The entry's choice for p: its admissible candidate of least carried time (tried in that order;
 // the first nearly always passes, so there is no sort), else, when the entry recorded no
 // candidates, its winner when admissible.
@@ -264,15 +288,132 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
     const double carried_s = carried[best];
     carried[best] = HUGE_VAL;
     if (!admissible(*c.kernel, p, ctx, device, allow_vendor)) continue;
-    out->kernel = c.kernel;
-    out->split_k = takes_run_time_split_k(c.kernel->info) ? c.split_k : 0;
-    // Whole microseconds through to_string, not a stream or printf: the explanation is built
-    // on every call and must stay cheap.
-    out->reason = src.notes[i];
-    out->reason += c.note;
-    out->reason += ", ";
-    out->reason += std::to_string(std::llround(carried_s * 1e6));
-    out->reason += " us by the tile model here";
+    describe_choice(src, i, c, carried_s, out);
+    return true;
+  }
+  return false;
+}
+
+// The ensemble's scratch, per thread and reused: a selection allocates nothing of its own.
+struct EnsembleScratch {
+  std::vector<std::pair<double, size_t>> nearest;  // (distance, entry), the neighbours in order
+  std::vector<double> credit;        // per choice: Σ w·(log cap − log capped ratio)
+  std::vector<double> entry_least;   // per choice: its least carried time at this neighbour
+  std::vector<size_t> seen_at;       // per choice: 1 + the last neighbour that named it
+  std::vector<size_t> here;          // the choices the current neighbour names
+  std::vector<size_t> touched;       // every choice some neighbour names, in order met
+  // Per choice, what explains it: the nearest neighbour naming it, its fastest carried
+  // candidate of that choice there, and that carried time.
+  std::vector<size_t> from_neighbour, from_candidate;
+  std::vector<double> from_carried;
+  // Per choice, the tile model at the shape asked for: it depends on the choice alone, so it is
+  // computed once per selection however many neighbours measured the choice.
+  std::vector<TileModelCost> at_want;
+};
+EnsembleScratch& ensemble_scratch() {
+  thread_local EnsembleScratch scratch;
+  return scratch;
+}
+
+// Up to kTunedNeighbours entries of `group` that have candidates, nearest first (ties by index),
+// into scratch.nearest; false when the nearest entry of all has none (a cache of winners only).
+bool nearest_with_candidates(const TunedSource& src, const std::vector<size_t>& group,
+                             const ShapePlace& at, EnsembleScratch* scratch) {
+  std::pair<double, size_t> nearest_any{HUGE_VAL, 0};
+  auto& nearest = scratch->nearest;
+  nearest.clear();
+  for (const size_t i : group) {
+    const std::pair<double, size_t> here{shape_distance(src.places[i], at), i};
+    nearest_any = std::min(nearest_any, here);
+    if (src.candidates[i].empty()) continue;
+    // Insertion into a list of at most kTunedNeighbours.
+    auto pos = std::upper_bound(nearest.begin(), nearest.end(), here);
+    if (pos - nearest.begin() >= static_cast<std::ptrdiff_t>(kTunedNeighbours)) continue;
+    nearest.insert(pos, here);
+    if (nearest.size() > kTunedNeighbours) nearest.pop_back();
+  }
+  return !nearest.empty() && nearest.front() == nearest_any;
+}
+
+// Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it names,
+// w · (log cap − log min(ratio, cap)), with ratio its carried time over the neighbour's least.
+void credit_neighbour(const TunedSource& src, size_t j, const GemmProblem& p,
+                      EnsembleScratch* sc) {
+  const auto [distance, i] = sc->nearest[j];
+  const double near = distance + 0.1;  // weight 1 / (distance + 0.1)³, tune_select.hpp
+  const double w = 1.0 / (near * near * near);
+  const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
+  const std::vector<ResolvedCandidate>& candidates = src.candidates[i];
+  std::vector<double>& carried = carried_scratch();
+  carried.clear();
+  for (const ResolvedCandidate& c : candidates) {
+    if (sc->seen_at[c.choice] == 0)  // the first neighbour to name it: model it at p once
+      sc->at_want[c.choice] =
+          tile_model_cost(c.kernel->info.tiling, c.split_k, want.m, want.n, want.k, c.device);
+    carried.push_back(carry_time(c.time_s, c.at_measured, sc->at_want[c.choice]));
+  }
+  const double least = *std::min_element(carried.begin(), carried.end());
+  sc->here.clear();
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const size_t ch = candidates[c].choice;
+    if (sc->seen_at[ch] != j + 1) {  // first time at this neighbour
+      if (sc->seen_at[ch] == 0) {     // and in this selection
+        sc->touched.push_back(ch);
+        sc->from_neighbour[ch] = j;
+        sc->from_candidate[ch] = c;
+        sc->from_carried[ch] = carried[c];
+      }
+      sc->seen_at[ch] = j + 1;
+      sc->entry_least[ch] = carried[c];
+      sc->here.push_back(ch);
+    } else {
+      sc->entry_least[ch] = std::min(sc->entry_least[ch], carried[c]);
+    }
+    if (sc->from_neighbour[ch] == j && carried[c] < sc->from_carried[ch]) {
+      sc->from_candidate[ch] = c;
+      sc->from_carried[ch] = carried[c];
+    }
+  }
+  const double log_cap = std::log(kTunedMissingRatio);
+  for (const size_t ch : sc->here)
+    sc->credit[ch] +=
+        w * (log_cap - std::log(std::min(sc->entry_least[ch] / least, kTunedMissingRatio)));
+}
+
+// The ensemble of the nearest entries with candidates (tune_select.hpp): its admissible choice of
+// most credit, explained by the nearest neighbour that measured it. False when the nearest entry
+// has no candidates or no choice is admissible.
+bool choose_by_ensemble(const TunedSource& src, const std::vector<size_t>& group,
+                        const GemmProblem& p, const Context& ctx, const DeviceInfo* device,
+                        bool allow_vendor, Selection<GemmProblem>* out) {
+  EnsembleScratch& sc = ensemble_scratch();
+  if (!nearest_with_candidates(src, group, place_of({p.m, p.n, p.k}), &sc)) return false;
+  const size_t choices = src.choices.size();
+  sc.credit.assign(choices, 0);
+  sc.entry_least.resize(choices);
+  sc.seen_at.assign(choices, 0);
+  sc.from_neighbour.assign(choices, kTunedNeighbours);
+  sc.from_candidate.resize(choices);
+  sc.from_carried.resize(choices);
+  sc.at_want.resize(choices);
+  sc.touched.clear();
+  for (size_t j = 0; j < sc.nearest.size(); ++j) credit_neighbour(src, j, p, &sc);
+  // Most credit first (ties: the order met), tried until one is admissible.
+  for (size_t tried = 0; tried < sc.touched.size(); ++tried) {
+    size_t best = sc.touched.front();
+    for (const size_t ch : sc.touched)
+      if (sc.credit[ch] > sc.credit[best]) best = ch;
+    sc.credit[best] = -HUGE_VAL;
+    if (!admissible(*src.choices[best].kernel, p, ctx, device, allow_vendor)) continue;
+    const auto [distance, i] = sc.nearest[sc.from_neighbour[best]];
+    describe_choice(src, i, src.candidates[i][sc.from_candidate[best]], sc.from_carried[best],
+                    out);
+    append_distance(distance, out);
+    if (sc.nearest.size() > 1) {
+      out->reason += "; ranked over the ";
+      out->reason += std::to_string(sc.nearest.size());
+      out->reason += " nearest measured shapes";
+    }
     return true;
   }
   return false;
@@ -287,6 +428,7 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
   const auto group = std::find_if(src.classes.begin(), src.classes.end(),
                                   [&](const auto& c) { return c.first.same_class(want); });
   if (group == src.classes.end()) return false;
+  if (choose_by_ensemble(src, group->second, p, ctx, device, allow_vendor, out)) return true;
   const ShapePlace at = place_of({p.m, p.n, p.k});
   // Entries in (distance, index) order, found by repeated scans rather than a sorted copy: the
   // nearest entry nearly always has an admissible choice.
@@ -300,19 +442,17 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
     if (next.first == HUGE_VAL) return false;
     after = next;
     if (!choose_from_entry(src, next.second, p, ctx, device, allow_vendor, out)) continue;
-    out->reason += next.first == 0
-                       ? " (this shape)"
-                       : " (nearest shape, distance " + format_distance(next.first) + ")";
+    append_distance(next.first, out);
     return true;
   }
 }
 
 namespace {
 
-// The last tuned selection of this thread, for the next call at the same shape (a training loop
-// asks for one shape many times): keyed by everything the nearest-entry search and the model
-// read, and by the tuning data it came from, which it holds so that a reload cannot alias it.
-struct LastTunedSelection {
+// A tuned selection this thread made, for later calls at the same shape: keyed by everything
+// the search and the model read, and by the tuning data it came from, which it holds so that a
+// reload cannot alias it.
+struct RememberedSelection {
   std::shared_ptr<const DeviceTuning> tuning;
   TuneBucket bucket;
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
@@ -322,10 +462,30 @@ struct LastTunedSelection {
   Selection<GemmProblem> selection;
 
   bool matches(const std::shared_ptr<const DeviceTuning>& t, const GemmProblem& p,
-               const Context& ctx, bool vendor) const {
+               const TuneBucket& b, const Context& ctx, bool vendor) const {
     return tuning == t && m == p.m && n == p.n && k == p.k && lda == p.lda && ldb == p.ldb &&
            ldc == p.ldc && backend == ctx.backend && device == ctx.device &&
-           allow_vendor == vendor && bucket == bucket_of(p);
+           allow_vendor == vendor && bucket == b;
+  }
+};
+
+// The thread's last kRememberedTunedShapes (tune_cache.hpp) tuned selections, the oldest
+// replaced first: a training step asks for a handful of shapes (a layer's forward and backward
+// GEMMs) over and over, and each then searches only once.
+struct RememberedSelections {
+  std::array<RememberedSelection, kRememberedTunedShapes> slots;
+  size_t next = 0;
+
+  const RememberedSelection* find(const std::shared_ptr<const DeviceTuning>& t,
+                                  const GemmProblem& p, const TuneBucket& b, const Context& ctx,
+                                  bool vendor) const {
+    for (const RememberedSelection& r : slots)
+      if (r.selection.kernel && r.matches(t, p, b, ctx, vendor)) return &r;
+    return nullptr;
+  }
+  void add(RememberedSelection r) {
+    slots[next] = std::move(r);
+    next = (next + 1) % slots.size();
   }
 };
 
@@ -335,18 +495,19 @@ Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, con
                    const DeviceInfo* device, bool allow_vendor, const char* op,
                    Selection<GemmProblem>* out) {
   const auto tuning = device_tuning(ctx);
-  thread_local LastTunedSelection last;
-  // The remembered kernel still passes every check on this problem (alpha and beta are not in
+  const TuneBucket bucket = bucket_of(p);
+  thread_local RememberedSelections remembered;
+  // A remembered kernel still passes every check on this problem (alpha and beta are not in
   // the key), exactly as a fresh choice would.
-  if (last.matches(tuning, p, ctx, allow_vendor) &&
-      admissible(*last.selection.kernel, p, ctx, device, allow_vendor)) {
-    *out = last.selection;
+  if (const RememberedSelection* r = remembered.find(tuning, p, bucket, ctx, allow_vendor);
+      r && admissible(*r->selection.kernel, p, ctx, device, allow_vendor)) {
+    *out = r->selection;
     return Status::ok();
   }
   if (pick_tuned(tuning->cache, p, ctx, device, allow_vendor, out) ||
       pick_tuned(tuning->shipped, p, ctx, device, allow_vendor, out)) {
-    last = LastTunedSelection{tuning, bucket_of(p), p.m,         p.n,        p.k,          p.lda,
-                              p.ldb,  p.ldc,        ctx.backend, ctx.device, allow_vendor, *out};
+    remembered.add(RememberedSelection{tuning, bucket, p.m, p.n, p.k, p.lda, p.ldb, p.ldc,
+                                       ctx.backend, ctx.device, allow_vendor, *out});
     return Status::ok();
   }
   TILEKIT_RETURN_IF_ERROR(select_kernel(list, p, ctx, device, allow_vendor, op, out));

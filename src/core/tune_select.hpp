@@ -28,6 +28,15 @@ struct ResolvedCandidate {
   TileModelCost at_measured;  // the model at the entry's shape, computed once
   std::string note;           // ": <id> with split-k N took 0.4 ms there", made once
   size_t grid = 0;            // its kernel's place in TunedSource::grid_kernels of the entry
+  size_t choice = 0;          // its (kernel, split) in TunedSource::choices
+};
+
+// One thing a selection can return: a kernel with the split it would run (0 for a kernel that
+// takes no run-time split, whatever the entry recorded).
+struct TunedChoice {
+  const GemmKernel* kernel = nullptr;
+  int split_k = 0;
+  bool operator==(const TunedChoice& o) const { return kernel == o.kernel && split_k == o.split_k; }
 };
 
 // Entries of one source (the cache, the shipped table) with their kernels resolved once.
@@ -41,6 +50,9 @@ struct TunedSource {
   // Per entry, the index of one candidate of each distinct kernel among them: a selection
   // computes each kernel's TileGrid once, however many splits of it were measured.
   std::vector<std::vector<size_t>> grid_kernels;
+  // The distinct choices that the entries' candidates name, numbered once for the whole source:
+  // a selection scores them in arrays indexed by that number.
+  std::vector<TunedChoice> choices;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
   std::vector<std::string> notes;
   // The entries grouped by class (TuneBucket::same_class), in order of first appearance: a
@@ -55,12 +67,22 @@ TunedSource make_tuned_source(
     std::string name, std::vector<TuneEntry> entries, const KernelList<GemmKernel>& list,
     const std::function<TileModelDevice(const GemmKernel&)>& model_device = {});
 
-// Selection from the nearest entry (the sum of |Δ log2| of m, n and k, plus half an octave for
-// each size that divides by 16 differently, over entries of the same ops, layout, alignment and
-// types) that has an admissible choice: own kernels (vendor only when
-// allowed, the reference never) that pass every dispatch check. Among that entry's candidates,
-// the one whose time, carried to p's shape by the tile model (tile_model.hpp), is least; an
-// entry without candidates offers its winner. False when no entry offers anything.
+// Selection among entries of the same ops, layout, alignment and types, by distance (the sum of
+// |Δ log2| of m, n and k, plus half an octave for each size that divides by 16 differently).
+// Only admissible choices are returned: own kernels (vendor only when allowed, the reference
+// never) that pass every dispatch check, so never a lower precision than asked.
+//  - The ensemble: the kTunedNeighbours nearest entries with candidates each carry their
+//    candidates' times to p's shape by the tile model (tile_model.hpp); each choice scores the
+//    weighted mean over them of log(carried time / that entry's least carried time), capped at
+//    kTunedMissingRatio (also the ratio of a choice an entry did not keep: the tuner prunes at
+//    3× its fastest); weights 1 / (distance + 0.1)³, so a measured shape decides for itself. The
+//    admissible choice of least score wins.
+//  - Otherwise (the nearest entry has no candidates, as caches before candidates were recorded,
+//    or no ensemble choice is admissible): the nearest entry with an admissible choice, its
+//    fastest carried candidate or, without candidates, its winner.
+// False when no entry offers anything.
+constexpr size_t kTunedNeighbours = 3;
+constexpr double kTunedMissingRatio = 3;
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out);
 

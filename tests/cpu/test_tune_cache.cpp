@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include "core/dispatch.hpp"
 #include "core/tile_model.hpp"
@@ -518,6 +519,45 @@ TEST(PickTuned, TileModelCarriesCandidatesToTheShapeAskedFor) {
   EXPECT_NE(out.reason.find("by the tile model"), std::string::npos) << out.reason;
 }
 
+// Between measured shapes the nearest three decide together. At 1440³ (log2 10.49) the 1024³
+// entry is barely nearer than the 2048³ one: "a" won by 2 % at 1024³ but lost by 50 % at 2048³,
+// so "b" is chosen; at 1024³ itself that entry decides. Both kernels tile alike, so the model
+// scales their times alike and the measured ratios stand.
+TEST(PickTuned, TheNearestShapesRankTheChoicesTogether) {
+  KernelList<GemmKernel> list;
+  list.add(tiled_kernel("a", 64, 64, 16));
+  list.add(tiled_kernel("b", 64, 64, 16));
+  std::vector<TuneEntry> entries;
+  for (const auto& [size, a_s, b_s] : std::vector<std::tuple<int64_t, double, double>>{
+           {512, 1.00e-3, 1.02e-3}, {1024, 1.00e-3, 1.02e-3}, {2048, 1.50e-3, 1.00e-3}}) {
+    TuneEntry e = entry_for(Buffers(size, size, size).p, a_s < b_s ? "a" : "b", 1e-3);
+    e.candidates = {{"a", 0, a_s}, {"b", 0, b_s}};
+    entries.push_back(e);
+  }
+  const TunedSource src = make_tuned_source("test", entries, list, h200_like);
+  Selection<GemmProblem> out;
+  ASSERT_TRUE(pick_tuned(src, Buffers(1440, 1440, 1440).p, Context::cpu(), nullptr, false, &out));
+  EXPECT_EQ(out.kernel->info.id, "b") << out.reason;
+  EXPECT_NE(out.reason.find("ranked over the 3 nearest measured shapes"), std::string::npos)
+      << out.reason;
+  // Explained by the nearest entry that measured it.
+  EXPECT_NE(out.reason.find("measured at 1024x1024x1024: b took"), std::string::npos)
+      << out.reason;
+  ASSERT_TRUE(pick_tuned(src, Buffers(1024, 1024, 1024).p, Context::cpu(), nullptr, false, &out));
+  EXPECT_EQ(out.kernel->info.id, "a") << out.reason;
+  EXPECT_NE(out.reason.find("(this shape)"), std::string::npos) << out.reason;
+  // A kernel that ranks first but refuses the shape is passed over for the next in rank.
+  list.add(fake_kernel("picky", GemmTypes{}, /*refuses_large_k=*/true));
+  for (TuneEntry& e : entries) e.candidates.push_back({"picky", 0, 0.5e-3});
+  const TunedSource with_picky = make_tuned_source("test", entries, list, h200_like);
+  ASSERT_TRUE(
+      pick_tuned(with_picky, Buffers(1440, 1440, 1440).p, Context::cpu(), nullptr, false, &out));
+  EXPECT_EQ(out.kernel->info.id, "b") << out.reason;
+  ASSERT_TRUE(
+      pick_tuned(with_picky, Buffers(400, 400, 400).p, Context::cpu(), nullptr, false, &out));
+  EXPECT_EQ(out.kernel->info.id, "picky") << out.reason;
+}
+
 // Candidates of one kernel share its TileGrid (computed once per kernel and call): the choice is
 // the one the per-candidate model makes, at shapes where the splits and the tiles trade places.
 TEST(PickTuned, KernelsSharedBySeveralSplitsChooseAsTheModelDoes) {
@@ -653,30 +693,65 @@ TEST_F(TuneCacheTest, SelectionCostPerCall) {
   Selection<GemmProblem> chosen;
   ASSERT_TRUE(select_gemm_kernel(x.p, Context::cpu(), false, &chosen));  // loads the cache
   ASSERT_NE(chosen.reason.find("cache"), std::string::npos);
-  // Calls at one shape (the thread's remembered choice), or alternating between two shapes (a
-  // fresh search every call).
-  Buffers y(900, 1000, 1000);
-  auto per_call_us = [&](bool alternate) {
+  // Calls cycling through `shapes` shapes: one (the thread's remembered choice), or more than a
+  // thread remembers (a fresh search every call).
+  std::vector<Buffers> others;
+  for (size_t d = 1; d <= 2 * kRememberedTunedShapes; ++d)
+    others.emplace_back(1000 - static_cast<int64_t>(d), 1000, 1000);
+  auto per_call_us = [&](size_t shapes) {
     constexpr int kCalls = 20000;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kCalls; ++i)
-      (void)select_gemm_kernel(alternate && i % 2 ? y.p : x.p, Context::cpu(), false, &chosen);
+    for (size_t i = 0; i < kCalls; ++i)
+      (void)select_gemm_kernel(shapes == 1 ? x.p : others[i % shapes].p, Context::cpu(), false,
+                               &chosen);
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                .count() / kCalls;
   };
-  const double fresh = per_call_us(true);
-  const double tuned = per_call_us(false);
+  const double fresh = per_call_us(others.size());
+  const double few = per_call_us(kRememberedTunedShapes / 2);
+  const double tuned = per_call_us(1);
   // The same call with no cache: the static ranking alone, for comparison.
   fs::remove(path_);
   reload_tune_caches();
-  const double ranking = per_call_us(false);
+  const double ranking = per_call_us(1);
   EXPECT_EQ(chosen.reason.rfind("ranking", 0), 0u) << chosen.reason;
   std::printf("selection per call: %.3f us from the cache (%zu entries) at one shape, %.3f us "
-              "alternating two shapes, %.3f us by ranking\n",
-              tuned, entries.size(), fresh, ranking);
+              "cycling through %zu, %.3f us searching every call, %.3f us by ranking\n",
+              tuned, entries.size(), few, kRememberedTunedShapes / 2, fresh, ranking);
   RecordProperty("fresh_selection_us", std::to_string(fresh));
   RecordProperty("tuned_selection_us", std::to_string(tuned));
   EXPECT_LT(tuned, 50.0);
+  EXPECT_LT(few, 50.0);
+}
+
+// A remembered selection is the one a fresh search makes: each shape's first answer (a search)
+// and its answers while the thread cycles through more shapes than it remembers, and fewer.
+TEST_F(TuneCacheTest, RememberedSelectionsAreTheFreshOnes) {
+  std::vector<TuneEntry> entries;
+  for (int64_t size : {256, 1024, 4096}) {
+    TuneEntry e = entry_for(Buffers(size, size, size).p, kBlocked, 1e-3);
+    e.candidates = {{kBlocked, 0, 1e-3}, {kOpenblas, 0, size == 1024 ? 0.9e-3 : 1.1e-3}};
+    entries.push_back(e);
+  }
+  install(entries);
+  std::vector<Buffers> shapes;
+  // Sizes in whole 16-byte rows, the entries' class.
+  for (int64_t size = 64; shapes.size() < 3 * kRememberedTunedShapes; size += 40)
+    shapes.emplace_back(size, size + 8, size + 4);
+  std::vector<std::string> fresh;
+  for (const Buffers& b : shapes) {
+    Selection<GemmProblem> chosen;
+    ASSERT_TRUE(select_gemm_kernel(b.p, Context::cpu(), false, &chosen));
+    ASSERT_EQ(chosen.reason.rfind("cache", 0), 0u) << chosen.reason;
+    fresh.push_back(chosen.kernel->info.id + " | " + chosen.reason);
+  }
+  for (size_t count : {shapes.size(), kRememberedTunedShapes / 2})
+    for (int round = 0; round < 3; ++round)
+      for (size_t i = 0; i < count; ++i) {
+        Selection<GemmProblem> chosen;
+        ASSERT_TRUE(select_gemm_kernel(shapes[i].p, Context::cpu(), false, &chosen));
+        EXPECT_EQ(chosen.kernel->info.id + " | " + chosen.reason, fresh[i]);
+      }
 }
 
 }  // namespace

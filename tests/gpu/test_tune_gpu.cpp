@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <vector>
 
 #include "support/gpu_gate.hpp"
 #include "tilekit/tilekit.hpp"
@@ -50,14 +51,18 @@ TEST(TuneGpu, SelectionCostWithTheShippedTable) {
   constexpr int kCalls = 20000;
   for (const GemmTypes& types :
        {GemmTypes{}, GemmTypes{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16}}) {
-    const GemmProblem p = stand_in(2200, 2200, 2200, types), q = stand_in(2199, 2200, 2200, types);
+    const GemmProblem p = stand_in(2200, 2200, 2200, types);
+    // More shapes than a thread remembers, so that each call searches.
+    std::vector<GemmProblem> others;
+    for (size_t d = 1; d <= 2 * kRememberedTunedShapes; ++d)
+      others.push_back(stand_in(2200 - static_cast<int64_t>(d), 2200, 2200, types));
     Selection<GemmProblem> chosen;
     ASSERT_TRUE(select_gemm_kernel(p, ctx, false, &chosen));
     const bool shipped = chosen.reason.rfind("shipped table", 0) == 0;
-    auto per_call_us = [&](bool alternate) {
+    auto per_call_us = [&](bool search) {
       const auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < kCalls; ++i)
-        (void)select_gemm_kernel(alternate && i % 2 ? q : p, ctx, false, &chosen);
+      for (size_t i = 0; i < kCalls; ++i)
+        (void)select_gemm_kernel(search ? others[i % others.size()] : p, ctx, false, &chosen);
       return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
                  .count() /
              kCalls;

@@ -432,7 +432,7 @@ struct EvalRow {
   double sweep_auto_s = 0, sweep_best_s = 0;
   std::string sweep_best_kernel;
   double select_us = 0;         // select_gemm_kernel's own time per call at this shape, repeated
-  double select_search_us = 0;  // the same, searching every call (alternating with a neighbour)
+  double select_search_us = 0;  // the same, searching every call (a new neighbour each)
   // Every own kernel's median at this shape (verified rows only), for trying selection models
   // offline against the same measurements.
   std::vector<std::pair<std::string, double>> kernel_times;
@@ -461,19 +461,26 @@ std::string decision_source(const GemmProblem& p, const Context& ctx) {
 
 // What choosing costs gemm() per call (validation, context checks, lookup, the chosen kernel's
 // checks): the mean over many calls, in microseconds. Calls at p alone take the thread's
-// remembered choice; with `search`, every other call asks for a neighbour of p (one row, column
-// or k fewer: ld minimums still hold), so every call searches the table afresh.
+// remembered choice; with `search`, the calls cycle through 2 × kRememberedTunedShapes neighbours
+// of p (its largest size 1, 2, … smaller: ld minimums still hold), more than a thread remembers,
+// so every call searches the tables afresh.
 double selection_cost_us(const GemmProblem& p, const Context& ctx, bool search) {
   constexpr int kCalls = 5000;
-  GemmProblem neighbour = p;
-  if (neighbour.m > 1) --neighbour.m;
-  else if (neighbour.n > 1) --neighbour.n;
-  else if (neighbour.k > 1) --neighbour.k;
+  std::vector<GemmProblem> shapes{p};
+  if (search) {
+    shapes.clear();
+    for (int64_t d = 1; d <= static_cast<int64_t>(2 * kRememberedTunedShapes); ++d) {
+      GemmProblem q = p;
+      int64_t& largest = q.m >= q.n && q.m >= q.k ? q.m : q.n >= q.k ? q.n : q.k;
+      largest = std::max<int64_t>(1, largest - d);
+      shapes.push_back(q);
+    }
+  }
   Selection<GemmProblem> chosen;
   (void)select_gemm_kernel(p, ctx, false, &chosen);  // loads the cache and tables first
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < kCalls; ++i)
-    (void)select_gemm_kernel(search && i % 2 ? neighbour : p, ctx, false, &chosen);
+    (void)select_gemm_kernel(shapes[static_cast<size_t>(i) % shapes.size()], ctx, false, &chosen);
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
              .count() / kCalls;
 }
