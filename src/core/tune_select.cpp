@@ -374,10 +374,13 @@ void credit_neighbour(const TunedSource& src, size_t j, const GemmProblem& p,
       sc->from_carried[ch] = carried[c];
     }
   }
-  const double log_cap = std::log(kTunedMissingRatio);
-  for (const size_t ch : sc->here)
-    sc->credit[ch] +=
-        w * (log_cap - std::log(std::min(sc->entry_least[ch] / least, kTunedMissingRatio)));
+  // logf, not log: the logarithms were a third of a search's time in double, and the ranking
+  // needs no more than float's 7 digits (the choices at 496 shapes were the same either way).
+  const float log_cap = std::log(static_cast<float>(kTunedMissingRatio));
+  for (const size_t ch : sc->here) {
+    const double ratio = std::min(sc->entry_least[ch] / least, kTunedMissingRatio);
+    sc->credit[ch] += w * (log_cap - std::log(static_cast<float>(ratio)));
+  }
 }
 
 // The ensemble of the nearest entries with candidates (tune_select.hpp): its admissible choice of
