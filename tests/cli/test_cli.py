@@ -78,6 +78,18 @@ class Cli(unittest.TestCase):
         self.assertIn("CPU:", r.stdout)
         self.assertIn("GPU", r.stdout)
 
+    def test_list_json_gives_each_kernels_tiling(self):
+        r = run("list", "--json", "gemm.cpu.*")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        kernels = {k["id"]: k for k in json.loads(r.stdout)}
+        self.assertIn("gemm.cpu.blocked.f32.6x16_kc256", kernels)
+        self.assertTrue(all(k["id"].startswith("gemm.cpu.") for k in kernels.values()))
+        tiling = kernels["gemm.cpu.reference.f32"]["tiling"]
+        self.assertEqual(set(tiling), {"block_m", "block_n", "block_k", "threads", "stages",
+                                       "split_k", "chosen_at_run_time", "schedule"})
+        self.assertEqual(tiling["schedule"], "unmodelled")
+        self.assertEqual(kernels["gemm.cpu.reference.f32"]["role"], "reference")
+
     def test_list_shows_cpu_kernels_and_filters(self):
         r = run("list")
         self.assertEqual(r.returncode, 0, r.stderr)

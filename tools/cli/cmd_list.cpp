@@ -2,6 +2,8 @@
 #include <iomanip>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_common.hpp"
 
 namespace tilekit::cli {
@@ -22,11 +24,44 @@ const char* rounding_text(const KernelInfo& i) {
   return rounds_inputs(i) ? input_rounding_name(i.input_rounding) : "-";
 }
 
-int run_list(const std::string& glob) {
+const char* schedule_name(TileSchedule s) {
+  switch (s) {
+    case TileSchedule::kOneBlockPerTile: return "one_block_per_tile";
+    case TileSchedule::kPersistent: return "persistent";
+    case TileSchedule::kStreamK: return "stream_k";
+    case TileSchedule::kStreamKHalfTail: return "stream_k_half_tail";
+    default: return "unmodelled";
+  }
+}
+
+// One JSON array: each kernel's id, step, role and structured tiling (what the autotuner's tile
+// model reads; scripts/tune-replay.py uses it).
+void print_json(const std::vector<Registry::Entry>& kernels) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& k : kernels) {
+    const KernelInfo& i = *k.info;
+    const TileDesc& t = i.tiling;
+    out.push_back({{"id", i.id},
+                   {"step", i.step},
+                   {"role", i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit"},
+                   {"tiling",
+                    {{"block_m", t.block_m}, {"block_n", t.block_n}, {"block_k", t.block_k},
+                     {"threads", t.threads}, {"stages", t.stages}, {"split_k", t.split_k},
+                     {"chosen_at_run_time", t.chosen_at_run_time},
+                     {"schedule", schedule_name(t.schedule)}}}});
+  }
+  std::cout << out.dump(1) << "\n";
+}
+
+int run_list(const std::string& glob, bool json) {
   const auto kernels = Registry::instance().match_any(glob);
   if (kernels.empty()) {
     std::cerr << "tilekit: no kernel matches '" << glob << "'\n";
     return kExitUsage;
+  }
+  if (json) {
+    print_json(kernels);
+    return kExitOk;
   }
   const bool gpu = cuda_device_count() > 0;
   size_t w = 2, tile_w = 4;
@@ -78,7 +113,9 @@ void add_list_command(CLI::App& app, int* exit_code) {
   auto glob = std::make_shared<std::string>("*");
   cmd->add_option("glob", *glob, "shell-style pattern on kernel ids, e.g. 'gemm.cuda.*'")
       ->capture_default_str();
-  cmd->callback([exit_code, glob] { *exit_code = run_list(*glob); });
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "one JSON array: id, step, role and the structured tiling");
+  cmd->callback([exit_code, glob, json] { *exit_code = run_list(*glob, *json); });
 }
 
 }  // namespace tilekit::cli
