@@ -479,14 +479,19 @@ struct RememberedSelections {
   std::array<RememberedSelection, kRememberedTunedShapes> slots;
   size_t next = 0;
 
-  const RememberedSelection* find(const std::shared_ptr<const DeviceTuning>& t,
-                                  const GemmProblem& p, const TuneBucket& b, const Context& ctx,
-                                  bool vendor) const {
-    for (const RememberedSelection& r : slots)
+  RememberedSelection* find(const std::shared_ptr<const DeviceTuning>& t, const GemmProblem& p,
+                            const TuneBucket& b, const Context& ctx, bool vendor) {
+    for (RememberedSelection& r : slots)
       if (r.selection.kernel && r.matches(t, p, b, ctx, vendor)) return &r;
     return nullptr;
   }
-  void add(RememberedSelection r) {
+  // Into `stale` (the slot of this key whose kernel no longer passed: alpha and beta are not in
+  // the key) when there is one, so that a key never holds two slots; else the oldest slot.
+  void add(RememberedSelection r, RememberedSelection* stale) {
+    if (stale) {
+      *stale = std::move(r);
+      return;
+    }
     slots[next] = std::move(r);
     next = (next + 1) % slots.size();
   }
@@ -502,15 +507,16 @@ Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, con
   thread_local RememberedSelections remembered;
   // A remembered kernel still passes every check on this problem (alpha and beta are not in
   // the key), exactly as a fresh choice would.
-  if (const RememberedSelection* r = remembered.find(tuning, p, bucket, ctx, allow_vendor);
-      r && admissible(*r->selection.kernel, p, ctx, device, allow_vendor)) {
+  RememberedSelection* r = remembered.find(tuning, p, bucket, ctx, allow_vendor);
+  if (r && admissible(*r->selection.kernel, p, ctx, device, allow_vendor)) {
     *out = r->selection;
     return Status::ok();
   }
   if (pick_tuned(tuning->cache, p, ctx, device, allow_vendor, out) ||
       pick_tuned(tuning->shipped, p, ctx, device, allow_vendor, out)) {
     remembered.add(RememberedSelection{tuning, bucket, p.m, p.n, p.k, p.lda, p.ldb, p.ldc,
-                                       ctx.backend, ctx.device, allow_vendor, *out});
+                                       ctx.backend, ctx.device, allow_vendor, *out},
+                   r);
     return Status::ok();
   }
   TILEKIT_RETURN_IF_ERROR(select_kernel(list, p, ctx, device, allow_vendor, op, out));
