@@ -5,7 +5,8 @@
 #        bf16, all four ops) into a fresh cache folder; the cache file is what
 #        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild). About 30
 #        minutes in all: split it over calls with DTYPES (default "f32 bf16"), TRAIN_OPS
-#        (default NN,NT,TN,TT), TRAIN_SIZES (default: all of TRAIN) and LIMIT (seconds before
+#        (default NN,NT,TN,TT), TRAIN_SIZES (shapes, or one set's name such as TRAIN_GRID;
+#        default: every set) and LIMIT (seconds before
 #        the tuner is interrupted, keeping what finished), carrying the cache folder along as
 #        CACHE_FROM.
 #   scripts/tune-h200.sh evaluate DTYPE [BIN_DIR]   `tilekit tune --evaluate` over the EVALUATION
@@ -31,6 +32,15 @@ TRAIN="256,384,512,768,1024,1408,2048,2816,4096,8192,255,513,769,1025,2049,3073,
 # Training, added after the first evaluation (see docs/results.md): sizes that are multiples of
 # 8 but not of 16, where the cp.async steps leave their fast path; their own training call.
 TRAIN_NOT16="600,1000,1720,2360,3400,5000,200x3000x3000,3000x3000x200,1000x1000x7000"
+# Training, added after the ensemble's evaluation (docs/results.md): a coarse grid between the
+# others, since auto's accuracy grew with the table's density in the offline replay
+# (scripts/tune-replay.py on half the table: bf16 38 -> 33 of 48). Squares at the half powers
+# past 4096; sizes that are multiples of 4 but not of 8 (rows not in 16-byte units for bf16:
+# that class had 11 or 12 shapes an op, and 4 of bf16's 5 misses fell in it), squares and
+# rectangles of them; wide, skinny and k-heavy aligned rectangles. None is an evaluation shape.
+TRAIN_GRID="5792,11584,452,1156,2892,5788,6145,452x2892x1156,2892x452x8188,1156x8188x452,\
+8188x1156x2892,116x8188x2892,8188x116x2892,2892x2892x116,116x116x16388,1024x8192x2048,\
+8192x1024x1024,2048x2048x8192,32x8192x4096,8192x32x4096,6144x6144x128"
 # Evaluation, per ops (48 shapes a type): squares from 200 to 12000 with primes, skinny, k-heavy,
 # wide and odd shapes; none is a training shape, and none was in the first evaluation set
 # (the set of commit 1d08643's script), whose every kernel time the tile model's design saw.
@@ -51,7 +61,8 @@ case "$PHASE" in
     [ -n "${CACHE_FROM:-}" ] && cp "$CACHE_FROM"/*.json "$TILEKIT_CACHE_DIR"/
     for dtype in ${DTYPES:-f32 bf16}; do
       ops=${TRAIN_OPS:-NN,NT,TN,TT}
-      sizes=${TRAIN_SIZES:-$TRAIN,$TRAIN_NOT16}
+      sizes=${TRAIN_SIZES:-$TRAIN,$TRAIN_NOT16,$TRAIN_GRID}
+      [[ $sizes =~ ^TRAIN[A-Z0-9_]*$ ]] && sizes=${!sizes}  # a set by name: TRAIN_SIZES=TRAIN_GRID
       echo "== tilekit tune --dtype $dtype --ops $ops --sizes $sizes --budget 3000"
       # LIMIT: seconds before an interrupt (the tuner keeps every finished shape), so that a
       # call ends inside the device tool's 10 minutes with its cache written.
