@@ -161,18 +161,6 @@ Shape row_major_view(const Shape& s, Layout layout) {
   return layout == Layout::kRowMajor ? s : Shape{s.n, s.m, s.k};
 }
 
-// An entry's explicit splits that measured less than kTunedSplitMargin faster than their
-// kernel's own split take the own split's time (tune_select.hpp).
-void tie_splits_with_the_own(std::vector<ResolvedCandidate>* candidates) {
-  for (const ResolvedCandidate& own : *candidates) {
-    if (own.split_k != 0 || !takes_run_time_split_k(own.kernel->info)) continue;
-    for (ResolvedCandidate& r : *candidates)
-      if (r.kernel == own.kernel && r.split_k != 0 && r.time_s < own.time_s &&
-          r.time_s * (1 + kTunedSplitMargin) > own.time_s)
-        r.time_s = own.time_s;
-  }
-}
-
 }  // namespace
 
 TunedSource make_tuned_source(
@@ -204,7 +192,6 @@ TunedSource make_tuned_source(
       r.at_measured = tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device);
       resolved.push_back(r);
     }
-    tie_splits_with_the_own(&resolved);
     // Each candidate's kernel numbered in order of first appearance, with the index of that
     // first candidate (a list, not a map: an entry names a dozen or two kernels).
     std::vector<const GemmKernel*> seen;

@@ -80,15 +80,9 @@ TunedSource make_tuned_source(
 //  - Otherwise (the nearest entry has no candidates, as caches before candidates were recorded,
 //    or no ensemble choice is admissible): the nearest entry with an admissible choice, its
 //    fastest carried candidate or, without candidates, its winner.
-//  - A kernel that takes a run-time split is also measured with its own split (split 0), which
-//    adapts to each shape where a fixed split does not. An explicit split measured less than
-//    kTunedSplitMargin faster than the kernel's own counts as a tie with it (its time raised to
-//    the own split's) at load: the two differ by less than one measurement's spread there, and
-//    the model, which knows how the own split follows the shape, decides between them elsewhere.
 // False when no entry offers anything.
 constexpr size_t kTunedNeighbours = 3;
 constexpr double kTunedMissingRatio = 3;
-constexpr double kTunedSplitMargin = 0.03;
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out);
 

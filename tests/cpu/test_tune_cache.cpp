@@ -558,26 +558,6 @@ TEST(PickTuned, TheNearestShapesRankTheChoicesTogether) {
   EXPECT_EQ(out.kernel->info.id, "picky") << out.reason;
 }
 
-// An explicit split that measured less than kTunedSplitMargin faster than its kernel's own split
-// ties with it at load (its time raised to the own's), so the measured ranking of two splits
-// within one measurement's spread does not decide; a split clearly faster keeps its time and wins.
-TEST(PickTuned, ASplitWithinTheMarginOfTheOwnTiesWithIt) {
-  KernelList<GemmKernel> list;
-  list.add(tiled_kernel("splitting", 64, 64, 16, -1));
-  const Buffers at(512, 512, 4096);
-  for (const auto& [split_s, want_split] :
-       std::vector<std::pair<double, int>>{{0.99e-3, 0}, {0.90e-3, 8}}) {
-    TuneEntry e = entry_for(at.p, "splitting", 1.00e-3);
-    e.candidates = {{"splitting", 0, 1.00e-3}, {"splitting", 8, split_s}};
-    const TunedSource src = make_tuned_source("test", {e}, list, h200_like);
-    ASSERT_EQ(src.candidates[0].size(), 2u);
-    EXPECT_DOUBLE_EQ(src.candidates[0][1].time_s, want_split ? split_s : 1.00e-3);
-    Selection<GemmProblem> out;
-    ASSERT_TRUE(pick_tuned(src, at.p, Context::cpu(), nullptr, false, &out));
-    EXPECT_EQ(out.split_k, want_split) << out.reason;
-  }
-}
-
 // Candidates of one kernel share its TileGrid (computed once per kernel and call): the choice is
 // the one the per-candidate model makes, at shapes where the splits and the tiles trade places.
 TEST(PickTuned, KernelsSharedBySeveralSplitsChooseAsTheModelDoes) {
