@@ -3,7 +3,7 @@
 #
 #   scripts/tune-h200.sh train [BIN_DIR]     `tilekit tune` over the TRAINING shapes (f32 and
 #        bf16, all four ops) into a fresh cache folder; the cache file is what
-#        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild). About 30
+#        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild). About 55
 #        minutes in all: split it over calls with DTYPES (default "f32 bf16"), TRAIN_OPS
 #        (default NN,NT,TN,TT), TRAIN_SIZES (shapes, or one set's name such as TRAIN_GRID;
 #        default: every set) and LIMIT (seconds before
@@ -37,7 +37,8 @@ TRAIN_NOT16="600,1000,1720,2360,3400,5000,200x3000x3000,3000x3000x200,1000x1000x
 # (scripts/tune-replay.py on half the table: bf16 38 -> 33 of 48). Squares at the half powers
 # past 4096; sizes that are multiples of 4 but not of 8 (rows not in 16-byte units for bf16:
 # that class had 11 or 12 shapes an op, and 4 of bf16's 5 misses fell in it), squares and
-# rectangles of them; wide, skinny and k-heavy aligned rectangles. None is an evaluation shape.
+# rectangles of them; wide, skinny, k-heavy and k-light aligned rectangles. None is an
+# evaluation shape.
 TRAIN_GRID="5792,11584,452,1156,2892,5788,6145,452x2892x1156,2892x452x8188,1156x8188x452,\
 8188x1156x2892,116x8188x2892,8188x116x2892,2892x2892x116,116x116x16388,1024x8192x2048,\
 8192x1024x1024,2048x2048x8192,32x8192x4096,8192x32x4096,6144x6144x128"
