@@ -21,7 +21,6 @@ at 188a5ab). Prints, per rule and data set: shapes, share within 1.05x, count ab
 the geometric mean ratio.
 """
 import collections
-import glob
 import json
 import math
 import sys
@@ -100,11 +99,12 @@ class Table:
         p = place(m, n, k)
         near = sorted(pool, key=lambda e: distance(e["place"], p))[:NEIGHBOURS]
         score = collections.defaultdict(float)
+        named = set().union(*(x["choices"] for x in near))
         for e in near:
             w = 1.0 / (distance(e["place"], p) + 0.1) ** 3
             times = self.carried(e, m, n, k)
             least = min(times.values())
-            for c in set().union(*(x["choices"] for x in near)):
+            for c in named:
                 score[c] += w * math.log(min(times.get(c, math.inf) / least, MISSING_RATIO))
         return min(score, key=score.get)
 

@@ -24,6 +24,11 @@ const char* rounding_text(const KernelInfo& i) {
   return rounds_inputs(i) ? input_rounding_name(i.input_rounding) : "-";
 }
 
+// The role column: "reference", "baseline" or "tilekit".
+const char* role_text(const KernelInfo& i) {
+  return i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit";
+}
+
 const char* schedule_name(TileSchedule s) {
   switch (s) {
     case TileSchedule::kOneBlockPerTile: return "one_block_per_tile";
@@ -43,7 +48,7 @@ void print_json(const std::vector<Registry::Entry>& kernels) {
     const TileDesc& t = i.tiling;
     out.push_back({{"id", i.id},
                    {"step", i.step},
-                   {"role", i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit"},
+                   {"role", role_text(i)},
                    {"tiling",
                     {{"block_m", t.block_m}, {"block_n", t.block_n}, {"block_k", t.block_k},
                      {"threads", t.threads}, {"stages", t.stages}, {"split_k", t.split_k},
@@ -78,9 +83,8 @@ int run_list(const std::string& glob, bool json) {
   std::cout << "requirements\n";
   for (const auto& k : kernels) {
     const KernelInfo& i = *k.info;
-    const char* role = i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit";
     std::cout << std::left << std::setw(static_cast<int>(w)) << i.id << "  " << std::setw(5)
-              << i.step << std::setw(10) << role << std::setw(tile_col)
+              << i.step << std::setw(10) << role_text(i) << std::setw(tile_col)
               << (i.tile.empty() ? "-" : i.tile) << std::setw(10) << rounding_text(i);
     if (gpu) {
       KernelResources r;
