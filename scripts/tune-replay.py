@@ -14,8 +14,10 @@ medians, so noisier than the paired ratio the evaluation prints):
   ensemble  the three nearest entries rank the choices together (src/core/tune_select.cpp)
 
 It transcribes src/core/tile_model.hpp and the distance of tune_select.cpp; keep them in step.
-The device is the H200's 132 SMs with ONE block per SM for every kernel: exact for the sm90
-kernels, approximate for the SIMT ladder (which fit several), so f32 figures are indicative.
+The device is the H200's 132 SMs, with each kernel's blocks per SM as `list --json` printed them
+on the GPU (the selector's occupancy). A list made without a GPU has none, and every kernel is
+then counted at one block per SM: exact for the sm90 kernels, approximate for the SIMT ladder
+(which fit several), so f32 figures are then indicative.
 The C++ and this transcription chose the same kernel at all 48 bf16 evaluation shapes (checked
 at 188a5ab). Prints, per rule and data set: shapes, share within 1.05x, count above 1.3x, and
 the geometric mean ratio.
@@ -30,7 +32,11 @@ NEIGHBOURS, MISSING_RATIO = 3, 3.0
 
 
 def load_kernels(path):
-    return {k["id"]: k["tiling"] for k in json.load(open(path))}
+    """id -> its tiling, with "slots": the blocks resident at once (SMs x blocks per SM)."""
+    kernels = {}
+    for k in json.load(open(path)):
+        kernels[k["id"]] = dict(k["tiling"], slots=SMS * (k.get("blocks_per_sm") or 1))
+    return kernels
 
 
 def model_cost(t, split, m, n, k):
@@ -47,9 +53,9 @@ def model_cost(t, split, m, n, k):
         return tiles * k_tiles / min(max(math.floor(tiles * k_tiles / 4), 1), SMS), 0.0
     slices = 1
     if t["split_k"] < 0:
-        wanted = split if split > 0 else min(SMS // max(tiles, 1), k // 64)
+        wanted = split if split > 0 else min(t["slots"] // max(tiles, 1), k // 64)
         slices = max(1, min(wanted, 64, k_tiles))
-    work = math.ceil(tiles * slices / SMS) * ((k_tiles + slices - 1) // slices)
+    work = math.ceil(tiles * slices / t["slots"]) * ((k_tiles + slices - 1) // slices)
     return work, ((slices + 1) * m * n * 4 / BYTES_PER_S + 2e-6 if slices > 1 else 0.0)
 
 

@@ -89,7 +89,8 @@ inline TileModelCost tile_model_cost(const TileDesc& t, const TileGrid& g, int s
       c.busiest_sm_work = std::ceil(tiles / sms) * k_tiles;
       break;
     case TileSchedule::kStreamKHalfTail:  // persistent rounds unless the last is at most half full
-      if (const int64_t tail = g.tiles % static_cast<int64_t>(sms); tail == 0 || 2 * tail > sms) {
+      if (const int64_t tail = g.tiles % static_cast<int64_t>(sms);
+          tail == 0 || 2 * static_cast<double>(tail) > sms) {
         c.busiest_sm_work = std::ceil(tiles / sms) * k_tiles;
         break;
       }
@@ -122,10 +123,18 @@ constexpr double kFixedLaunchSeconds = 3e-6;
 
 // A time measured at shape S carried to shape Q: the part that scales by the ratio of the
 // busiest SM's work, the reduction passes as modelled at each shape, the fixed cost unchanged.
+// In two halves, so that a selection, which carries each measurement to many shapes, divides
+// once per measurement (at load) rather than once per shape: the seconds per unit of work at S,
+inline double seconds_per_work(double measured_s, const TileModelCost& at_s) {
+  return std::max(measured_s - kFixedLaunchSeconds - at_s.reduction_s, 1e-7) /
+         std::max(at_s.busiest_sm_work, 1.0);
+}
+// and the time at Q from them.
+inline double carry_time(double per_work_s, const TileModelCost& at_q) {
+  return kFixedLaunchSeconds + per_work_s * at_q.busiest_sm_work + at_q.reduction_s;
+}
 inline double carry_time(double measured_s, const TileModelCost& at_s, const TileModelCost& at_q) {
-  const double scaled = std::max(measured_s - kFixedLaunchSeconds - at_s.reduction_s, 1e-7);
-  return kFixedLaunchSeconds + scaled * at_q.busiest_sm_work / std::max(at_s.busiest_sm_work, 1.0) +
-         at_q.reduction_s;
+  return carry_time(seconds_per_work(measured_s, at_s), at_q);
 }
 
 }  // namespace tilekit

@@ -9,8 +9,8 @@
 // lower precision), and passes every check dispatch applies (backend, SM range, can_implement).
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,16 +30,9 @@ struct DeviceTuning {
   TunedSource cache, shipped;
 };
 
-// What the tile model needs of `k` on `device` (nullptr: the CPU, which gets the defaults): the
-// SMs, how many of its blocks fit on one (the occupancy of its default launch; 1 where its
-// resources are not visible), and the DRAM bandwidth (3/4 of the theoretical, what a streaming
-// pass reaches).
-TileModelDevice model_device_of(const GemmKernel& k, const DeviceInfo* device) {
-  TileModelDevice m;
-  if (!device) return m;
-  const DeviceInfo& d = *device;
-  m.sms = d.sm_count;
-  m.bytes_per_s = 0.75 * d.peak_dram_gbps() * 1e9;
+// How many of k's blocks fit on one SM of d: the occupancy of its default launch; 1 where its
+// resources are not visible.
+int blocks_per_sm_of(const GemmKernel& k, const DeviceInfo& d) {
   KernelResources r;
   OccupancyResult o;
   if (k.resources && k.resources(&r) &&
@@ -48,7 +41,19 @@ TileModelDevice model_device_of(const GemmKernel& k, const DeviceInfo* device) {
                                        r.dynamic_smem_bytes},
                         &o) &&
       o.blocks_per_sm > 0)
-    m.blocks_per_sm = o.blocks_per_sm;
+    return o.blocks_per_sm;
+  return 1;
+}
+
+// What the tile model needs of `k` on `device` (nullptr: the CPU, which gets the defaults): the
+// SMs, its blocks per SM, and the DRAM bandwidth (3/4 of the theoretical, what a streaming pass
+// reaches).
+TileModelDevice model_device_of(const GemmKernel& k, const DeviceInfo* device) {
+  TileModelDevice m;
+  if (!device) return m;
+  m.sms = device->sm_count;
+  m.bytes_per_s = 0.75 * device->peak_dram_gbps() * 1e9;
+  m.blocks_per_sm = blocks_per_sm_of(k, *device);
   return m;
 }
 
@@ -112,12 +117,13 @@ bool admissible(const GemmKernel& k, const GemmProblem& p, const Context& ctx,
   return static_cast<bool>(check_kernel(k, p, ctx, device));  // types, backend, SM, can_implement
 }
 
-// Two significant digits. snprintf, not a stream: the explanation is built on every call that
-// searches, and a stream's locale lookups cost more than the search itself.
+// Two significant digits, as "%.2g" writes them. to_chars, not a stream or snprintf: the
+// explanation is built on every call that searches, and their locale and format parsing cost a
+// tenth of a search.
 std::string format_distance(double d) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.2g", d);
-  return text;
+  const auto end = std::to_chars(text, text + sizeof text, d, std::chars_format::general, 2).ptr;
+  return std::string(text, end);
 }
 
 std::string format_time(double s) {
@@ -180,8 +186,11 @@ TunedSource make_tuned_source(
     for (const TuneCandidate& c : e.candidates) {
       const GemmKernel* k = list.find(c.kernel);
       if (!k) continue;
-      ResolvedCandidate r{
-          k, c.split_k, c.time_s, model_device ? model_device(*k) : TileModelDevice{}, {}, {}};
+      ResolvedCandidate r;
+      r.kernel = k;
+      r.split_k = c.split_k;
+      r.time_s = c.time_s;
+      if (model_device) r.device = model_device(*k);
       const TunedChoice choice{k, takes_run_time_split_k(k->info) ? c.split_k : 0};
       r.choice = static_cast<size_t>(std::find(s.choices.begin(), s.choices.end(), choice) -
                                      s.choices.begin());
@@ -190,6 +199,7 @@ TunedSource make_tuned_source(
                (c.split_k > 0 ? " with split-k " + std::to_string(c.split_k) : "") + " took " +
                format_time(c.time_s) + " there";
       r.at_measured = tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device);
+      r.per_work_s = seconds_per_work(c.time_s, r.at_measured);
       resolved.push_back(r);
     }
     // Each candidate's kernel numbered in order of first appearance, with the index of that
@@ -238,7 +248,7 @@ void carried_times(const TunedSource& src, size_t i, Shape want, Layout layout,
   }
   out->clear();
   for (const ResolvedCandidate& c : src.candidates[i])
-    out->push_back(carry_time(c.time_s, c.at_measured,
+    out->push_back(carry_time(c.per_work_s,
                               tile_model_cost(c.kernel->info.tiling, grids[c.grid], c.split_k,
                                               want.m, want.n, want.k, c.device)));
 }
@@ -297,18 +307,35 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
 // The ensemble's scratch, per thread and reused: a selection allocates nothing of its own.
 struct EnsembleScratch {
   std::vector<std::pair<double, size_t>> nearest;  // (distance, entry), the neighbours in order
-  std::vector<double> credit;        // per choice: Σ w·(log cap − log capped ratio)
-  std::vector<double> entry_least;   // per choice: its least carried time at this neighbour
-  std::vector<size_t> seen_at;       // per choice: 1 + the last neighbour that named it
-  std::vector<size_t> here;          // the choices the current neighbour names
-  std::vector<size_t> touched;       // every choice some neighbour names, in order met
-  // Per choice, what explains it: the nearest neighbour naming it, its fastest carried
-  // candidate of that choice there, and that carried time.
-  std::vector<size_t> from_neighbour, from_candidate;
-  std::vector<double> from_carried;
-  // Per choice, the tile model at the shape asked for: it depends on the choice alone, so it is
-  // computed once per selection however many neighbours measured the choice.
+  // Per choice; credit and seen_at are zero between selections (only the touched ones are
+  // reset), so that a search does not clear arrays as long as all the source's choices.
+  std::vector<double> credit;        // Σ w·(log cap − log capped ratio)
+  std::vector<size_t> seen_at;       // 1 + the last neighbour that named it
+  std::vector<double> entry_least;   // its least carried time at this neighbour
+  // The tile model at the shape asked for: it depends on the choice alone, so it is computed
+  // once per selection however many neighbours measured the choice.
   std::vector<TileModelCost> at_want;
+  std::vector<size_t> here;          // the choices the current neighbour names (its first ones)
+  std::vector<float> ratio_log;      // per choice named here: its time, then its ratio's log
+  std::vector<size_t> touched;       // every choice some neighbour names, in order met
+
+  // Ready for a selection over `choices` choices.
+  void start(size_t choices) {
+    if (credit.size() == choices) {
+      for (const size_t ch : touched) {
+        credit[ch] = 0;
+        seen_at[ch] = 0;
+      }
+    } else {
+      credit.assign(choices, 0);
+      seen_at.assign(choices, 0);
+      entry_least.resize(choices);
+      at_want.resize(choices);
+      here.resize(choices);
+      ratio_log.resize(choices);
+    }
+    touched.clear();
+  }
 };
 EnsembleScratch& ensemble_scratch() {
   thread_local EnsembleScratch scratch;
@@ -319,24 +346,29 @@ EnsembleScratch& ensemble_scratch() {
 // into scratch.nearest; false when the nearest entry of all has none (a cache of winners only).
 bool nearest_with_candidates(const TunedSource& src, const std::vector<size_t>& group,
                              const ShapePlace& at, EnsembleScratch* scratch) {
-  std::pair<double, size_t> nearest_any{HUGE_VAL, 0};
-  auto& nearest = scratch->nearest;
-  nearest.clear();
+  using Near = std::pair<double, size_t>;
+  Near nearest_any{HUGE_VAL, 0};
+  std::array<Near, kTunedNeighbours> nearest;
+  size_t count = 0;
   for (const size_t i : group) {
-    const std::pair<double, size_t> here{shape_distance(src.places[i], at), i};
+    const Near here{shape_distance(src.places[i], at), i};
     nearest_any = std::min(nearest_any, here);
-    if (src.candidates[i].empty()) continue;
-    // Insertion into a list of at most kTunedNeighbours.
-    auto pos = std::upper_bound(nearest.begin(), nearest.end(), here);
-    if (pos - nearest.begin() >= static_cast<std::ptrdiff_t>(kTunedNeighbours)) continue;
-    nearest.insert(pos, here);
-    if (nearest.size() > kTunedNeighbours) nearest.pop_back();
+    if (src.candidates[i].empty() || (count == nearest.size() && !(here < nearest.back())))
+      continue;
+    // Insertion into the sorted few, the farthest dropped when they are full.
+    size_t pos = count < nearest.size() ? count++ : nearest.size() - 1;
+    for (; pos > 0 && here < nearest[pos - 1]; --pos) nearest[pos] = nearest[pos - 1];
+    nearest[pos] = here;
   }
-  return !nearest.empty() && nearest.front() == nearest_any;
+  scratch->nearest.assign(nearest.begin(), nearest.begin() + count);
+  return count > 0 && nearest.front() == nearest_any;
 }
 
 // Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it names,
 // w · (log cap − log min(ratio, cap)), with ratio its carried time over the neighbour's least.
+// One pass over the candidates, then one logarithm per choice: this is the whole cost of a
+// search, so the scratch is read through raw pointers taken once (through the thread_local
+// references the compiler reloaded them on every candidate).
 void credit_neighbour(const TunedSource& src, size_t j, const GemmProblem& p,
                       EnsembleScratch* sc) {
   const auto [distance, i] = sc->nearest[j];
@@ -344,42 +376,67 @@ void credit_neighbour(const TunedSource& src, size_t j, const GemmProblem& p,
   const double w = 1.0 / (near * near * near);
   const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
   const std::vector<ResolvedCandidate>& candidates = src.candidates[i];
-  std::vector<double>& carried = carried_scratch();
-  carried.clear();
-  for (const ResolvedCandidate& c : candidates) {
-    if (sc->seen_at[c.choice] == 0)  // the first neighbour to name it: model it at p once
-      sc->at_want[c.choice] =
-          tile_model_cost(c.kernel->info.tiling, c.split_k, want.m, want.n, want.k, c.device);
-    carried.push_back(carry_time(c.time_s, c.at_measured, sc->at_want[c.choice]));
-  }
-  const double least = *std::min_element(carried.begin(), carried.end());
-  sc->here.clear();
+  size_t* const seen_at = sc->seen_at.data();
+  double* const entry_least = sc->entry_least.data();
+  TileModelCost* const at_want = sc->at_want.data();
+  size_t* const here = sc->here.data();  // sized to the source's choices
+  size_t named = 0;
+  double least = HUGE_VAL;
   for (size_t c = 0; c < candidates.size(); ++c) {
-    const size_t ch = candidates[c].choice;
-    if (sc->seen_at[ch] != j + 1) {  // first time at this neighbour
-      if (sc->seen_at[ch] == 0) {     // and in this selection
-        sc->touched.push_back(ch);
-        sc->from_neighbour[ch] = j;
-        sc->from_candidate[ch] = c;
-        sc->from_carried[ch] = carried[c];
-      }
-      sc->seen_at[ch] = j + 1;
-      sc->entry_least[ch] = carried[c];
-      sc->here.push_back(ch);
-    } else {
-      sc->entry_least[ch] = std::min(sc->entry_least[ch], carried[c]);
+    const ResolvedCandidate& r = candidates[c];
+    const size_t ch = r.choice;
+    if (seen_at[ch] == 0) {  // the first neighbour to name it: model it at p once
+      at_want[ch] =
+          tile_model_cost(r.kernel->info.tiling, r.split_k, want.m, want.n, want.k, r.device);
+      sc->touched.push_back(ch);
     }
-    if (sc->from_neighbour[ch] == j && carried[c] < sc->from_carried[ch]) {
-      sc->from_candidate[ch] = c;
-      sc->from_carried[ch] = carried[c];
+    const double carried = carry_time(r.per_work_s, at_want[ch]);
+    least = std::min(least, carried);
+    if (seen_at[ch] != j + 1) {  // first time at this neighbour
+      seen_at[ch] = j + 1;
+      entry_least[ch] = carried;
+      here[named++] = ch;
+    } else {
+      entry_least[ch] = std::min(entry_least[ch], carried);
     }
   }
-  // logf, not log: the logarithms were a third of a search's time in double, and the ranking
-  // needs no more than float's 7 digits (the choices at 496 shapes were the same either way).
+  // The logarithms in three loops, so that the middle one, all the arithmetic, vectorizes: the
+  // times gathered, their logs (float, as log_of_ratio), the credit scattered. A ratio past the
+  // cap gets no credit, so its y, in [0.5, 1), goes through the series but is not used.
+  float* const logs = sc->ratio_log.data();
+  for (size_t h = 0; h < named; ++h) logs[h] = static_cast<float>(entry_least[here[h]]);
+  const float least_f = static_cast<float>(least);
+  for (size_t h = 0; h < named; ++h)
+    logs[h] = log_of_ratio((logs[h] - least_f) / (logs[h] + least_f));
   const float log_cap = std::log(static_cast<float>(kTunedMissingRatio));
-  for (const size_t ch : sc->here) {
-    const double ratio = std::min(sc->entry_least[ch] / least, kTunedMissingRatio);
-    sc->credit[ch] += w * (log_cap - std::log(static_cast<float>(ratio)));
+  double* const credit = sc->credit.data();
+  for (size_t h = 0; h < named; ++h) {
+    const size_t ch = here[h];
+    if (entry_least[ch] < kTunedMissingRatio * least)  // else the capped ratio: no credit
+      credit[ch] += w * (log_cap - logs[h]);
+  }
+}
+
+// Explains choice `ch` by the nearest neighbour that measured it: its candidate of that choice
+// with the least carried time there (the first of equals). Found after the ranking, for the
+// winner alone, so that the search does not track it for every choice.
+void explain_by_nearest(const TunedSource& src, const EnsembleScratch& sc, size_t ch,
+                        Selection<GemmProblem>* out) {
+  for (const auto& [distance, i] : sc.nearest) {
+    const ResolvedCandidate* from = nullptr;
+    double from_s = HUGE_VAL;
+    for (const ResolvedCandidate& c : src.candidates[i]) {
+      if (c.choice != ch) continue;
+      const double t = carry_time(c.per_work_s, sc.at_want[ch]);
+      if (t < from_s) {
+        from = &c;
+        from_s = t;
+      }
+    }
+    if (!from) continue;
+    describe_choice(src, i, *from, from_s, out);
+    append_distance(distance, out);
+    return;
   }
 }
 
@@ -391,27 +448,16 @@ bool choose_by_ensemble(const TunedSource& src, const std::vector<size_t>& group
                         bool allow_vendor, Selection<GemmProblem>* out) {
   EnsembleScratch& sc = ensemble_scratch();
   if (!nearest_with_candidates(src, group, place_of({p.m, p.n, p.k}), &sc)) return false;
-  const size_t choices = src.choices.size();
-  sc.credit.assign(choices, 0);
-  sc.entry_least.resize(choices);
-  sc.seen_at.assign(choices, 0);
-  sc.from_neighbour.assign(choices, kTunedNeighbours);
-  sc.from_candidate.resize(choices);
-  sc.from_carried.resize(choices);
-  sc.at_want.resize(choices);
-  sc.touched.clear();
+  sc.start(src.choices.size());
   for (size_t j = 0; j < sc.nearest.size(); ++j) credit_neighbour(src, j, p, &sc);
   // Most credit first (ties: the order met), tried until one is admissible.
   for (size_t tried = 0; tried < sc.touched.size(); ++tried) {
     size_t best = sc.touched.front();
     for (const size_t ch : sc.touched)
       if (sc.credit[ch] > sc.credit[best]) best = ch;
-    sc.credit[best] = -HUGE_VAL;
+    sc.credit[best] = -HUGE_VAL;  // start() resets it with the other touched choices
     if (!admissible(*src.choices[best].kernel, p, ctx, device, allow_vendor)) continue;
-    const auto [distance, i] = sc.nearest[sc.from_neighbour[best]];
-    describe_choice(src, i, src.candidates[i][sc.from_candidate[best]], sc.from_carried[best],
-                    out);
-    append_distance(distance, out);
+    explain_by_nearest(src, sc, best, out);
     if (sc.nearest.size() > 1) {
       out->reason += "; ranked over the ";
       out->reason += std::to_string(sc.nearest.size());
@@ -527,6 +573,11 @@ Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, con
 Status tune_cache_info(const Context& ctx, TuneCacheInfo* out) {
   *out = device_tuning(ctx)->info;
   return Status::ok();
+}
+
+int tile_model_blocks_per_sm(const std::string& kernel_id, const DeviceInfo& device) {
+  const GemmKernel* k = Registry::instance().gemm.find(kernel_id);
+  return k ? blocks_per_sm_of(*k, device) : 1;
 }
 
 void reload_tune_caches() {

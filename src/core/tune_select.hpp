@@ -26,6 +26,7 @@ struct ResolvedCandidate {
   double time_s = 0;
   TileModelDevice device;     // SMs, its blocks per SM, bandwidth
   TileModelCost at_measured;  // the model at the entry's shape, computed once
+  double per_work_s = 0;      // seconds_per_work(time_s, at_measured), computed once
   std::string note;           // ": <id> with split-k N took 0.4 ms there", made once
   size_t grid = 0;            // its kernel's place in TunedSource::grid_kernels of the entry
   size_t choice = 0;          // its (kernel, split) in TunedSource::choices
@@ -85,6 +86,20 @@ constexpr size_t kTunedNeighbours = 3;
 constexpr double kTunedMissingRatio = 3;
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out);
+
+// The ensemble's logarithm: 2·atanh(y) = log((1 + y) / (1 − y)), the log of a ratio r given
+// y = (r − 1) / (r + 1). For ratios from 1 to 3 (kTunedMissingRatio), y is in [0, 0.5), where
+// the series 2 Σ y^(2i+1) / (2i+1) to y¹⁵ is within 2e-6 (the rest falls as y¹⁷), summed in
+// pairs (Estrin) to keep its chain of dependent operations short. In float, so that a loop of
+// them vectorizes: std::log, once per choice and neighbour, was the largest single cost of a
+// search. The domain is this narrow because the ratios are capped.
+static_assert(kTunedMissingRatio == 3, "log_of_ratio's series is for ratios up to 3");
+inline float log_of_ratio(float y) {
+  const float z = y * y, z2 = z * z, z4 = z2 * z2;
+  const float low = (1.0f + z * (1.0f / 3)) + z2 * (1.0f / 5 + z * (1.0f / 7));
+  const float high = (1.0f / 9 + z * (1.0f / 11)) + z2 * (1.0f / 13 + z * (1.0f / 15));
+  return 2 * y * (low + z4 * high);
+}
 
 // A tune cache file compiled into the library: src/core/tune_tables/<file>, generated into a
 // source file by cmake/shipped_tune_tables.cmake.

@@ -590,6 +590,34 @@ TEST(PickTuned, KernelsSharedBySeveralSplitsChooseAsTheModelDoes) {
   }
 }
 
+// The ensemble's logarithm (log_of_ratio) over the ratios it is given, 1 to 3: within the
+// 2e-6 its comment promises of the true log, and increasing, so that it ranks as log does.
+TEST(PickTuned, SeriesLogarithmMatchesLogForRatiosUpToTheCap) {
+  float previous = -1;
+  for (double ratio = 1; ratio < kTunedMissingRatio; ratio += 1.0 / 1024) {
+    const float y = static_cast<float>((ratio - 1) / (ratio + 1));
+    const float got = log_of_ratio(y);
+    EXPECT_NEAR(got, std::log((1.0 + y) / (1.0 - y)), 2e-6) << "ratio " << ratio;
+    EXPECT_GT(got, previous) << "ratio " << ratio;
+    previous = got;
+  }
+  EXPECT_EQ(log_of_ratio(0), 0.0f);
+}
+
+// A measured time carried in two halves (the seconds per unit of work, made once per
+// measurement, then the time at another shape) is the time carried in one step.
+TEST(TileModel, CarryInTwoHalvesIsTheOneStepCarry) {
+  const TileModelCost at_s{1000, 5e-6}, at_q{2500, 8e-6};
+  const double measured = 0.4e-3;
+  const double one_step = kFixedLaunchSeconds +
+                          (measured - kFixedLaunchSeconds - at_s.reduction_s) * 2500 / 1000 +
+                          at_q.reduction_s;
+  EXPECT_NEAR(carry_time(seconds_per_work(measured, at_s), at_q), one_step, 1e-15);
+  EXPECT_NEAR(carry_time(measured, at_s, at_q), one_step, 1e-15);
+  // A time below the fixed part scales from a floor, never negative.
+  EXPECT_GT(carry_time(1e-6, at_s, at_q), kFixedLaunchSeconds);
+}
+
 // Step 10's own split and the model's agree (one function), and the model charges a split's
 // reduction pass: 64 tiles of 64×64 with 4 blocks an SM take 8 slices at 512×512×4096.
 TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {

@@ -40,12 +40,18 @@ const char* schedule_name(TileSchedule s) {
 }
 
 // One JSON array: each kernel's id, step, role and structured tiling (what the autotuner's tile
-// model reads; scripts/tune-replay.py uses it).
+// model reads; scripts/tune-replay.py uses it), and with a GPU, the blocks of each GEMM kernel
+// that the model counts on one SM of GPU 0 (null without one).
 void print_json(const std::vector<Registry::Entry>& kernels) {
+  DeviceInfo device;
+  const bool gpu = cuda_device_count() > 0 && query_device(0, &device);
   nlohmann::json out = nlohmann::json::array();
   for (const auto& k : kernels) {
     const KernelInfo& i = *k.info;
     const TileDesc& t = i.tiling;
+    nlohmann::json blocks_per_sm = nullptr;
+    if (gpu && i.backend == Backend::kCuda && i.op == "gemm")
+      blocks_per_sm = tile_model_blocks_per_sm(i.id, device);
     out.push_back({{"id", i.id},
                    {"step", i.step},
                    {"role", role_text(i)},
@@ -53,7 +59,8 @@ void print_json(const std::vector<Registry::Entry>& kernels) {
                     {{"block_m", t.block_m}, {"block_n", t.block_n}, {"block_k", t.block_k},
                      {"threads", t.threads}, {"stages", t.stages}, {"split_k", t.split_k},
                      {"chosen_at_run_time", t.chosen_at_run_time},
-                     {"schedule", schedule_name(t.schedule)}}}});
+                     {"schedule", schedule_name(t.schedule)}}},
+                   {"blocks_per_sm", blocks_per_sm}});
   }
   std::cout << out.dump(1) << "\n";
 }
@@ -118,7 +125,7 @@ void add_list_command(CLI::App& app, int* exit_code) {
   cmd->add_option("glob", *glob, "shell-style pattern on kernel ids, e.g. 'gemm.cuda.*'")
       ->capture_default_str();
   auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "one JSON array: id, step, role and the structured tiling");
+  cmd->add_flag("--json", *json, "one JSON array: id, step, role, the structured tiling and (on a GPU) blocks per SM");
   cmd->callback([exit_code, glob, json] { *exit_code = run_list(*glob, *json); });
 }
 
