@@ -39,6 +39,11 @@ def load_kernels(path):
     return kernels
 
 
+def co_resident_time(blocks):
+    """tile_model.hpp's co_resident_time: x blocks on one SM take x^0.75 times one's time."""
+    return blocks ** 0.75
+
+
 def model_cost(t, split, m, n, k):
     """(busiest SM's work, reduction seconds): tile_model.hpp's tile_model_cost."""
     if not (t["block_m"] and t["block_n"] and t["block_k"]) or t["chosen_at_run_time"] \
@@ -55,7 +60,9 @@ def model_cost(t, split, m, n, k):
     if t["split_k"] < 0:
         wanted = split if split > 0 else min(t["slots"] // max(tiles, 1), k // 64)
         slices = max(1, min(wanted, 64, k_tiles))
-    work = math.ceil(tiles * slices / t["slots"]) * ((k_tiles + slices - 1) // slices)
+    full_rounds, last_round = divmod(math.ceil(tiles * slices / SMS), t["slots"] // SMS)
+    rounds = full_rounds * co_resident_time(t["slots"] // SMS) + co_resident_time(last_round)
+    work = rounds * ((k_tiles + slices - 1) // slices)
     return work, ((slices + 1) * m * n * 4 / BYTES_PER_S + 2e-6 if slices > 1 else 0.0)
 
 

@@ -4,8 +4,9 @@
 // time measured at shape S says little about shape Q when the tile counts quantize differently:
 // 2048² is 128 tiles of 128×256 (one round on 132 SMs), 1500² is 72 (the same round, half the
 // SMs idle), so the 64×64 kernel that lost at 2048² wins at 1500². The model below counts the
-// k-iterations of the busiest SM for each TileSchedule, and carries a measured time from S to Q
-// by the ratio of those counts (tune_select.cpp). It also holds step 10's default k-split, so that
+// k-iterations of the busiest SM for each TileSchedule (blocks resident together on it counted
+// as sharing it), and carries a measured time from S to Q by the ratio of those counts
+// (tune_select.cpp). It also holds step 10's default k-split, so that
 // the kernel and the model compute the same count.
 #pragma once
 
@@ -73,6 +74,17 @@ inline TileGrid tile_grid(const TileDesc& t, int64_t m, int64_t n, int64_t k,
           static_cast<int64_t>(std::max(1, d.sms)) * std::max(1, d.blocks_per_sm)};
 }
 
+// The time of `blocks` blocks resident together on one SM, in units of one block's alone: they
+// share its issue slots and pipes, so x of them take x^0.75 times as long, not once (their SM
+// does x^0.25 times the work of one, its latencies better hidden). The exponent was fitted on the
+// H200's tuned f32 entries (scripts/tune-replay.py, leave-one-out, docs/tuning.md): with 0.75
+// the choice was within 1.05× of the fastest at 239 of 256, with rounds of free co-resident
+// blocks (exponent 0) at 191, with fully shared SMs (exponent 1) at 215.
+inline double co_resident_time(int64_t blocks) {
+  const double x = static_cast<double>(blocks);
+  return std::sqrt(x) * std::sqrt(std::sqrt(x));
+}
+
 // `split_k` as the kernel would run it: 0 lets the kernel choose. m and n are C's rows and
 // columns in the row-major view the kernels compute in; `g` is tile_grid() of the same.
 inline TileModelCost tile_model_cost(const TileDesc& t, const TileGrid& g, int split_k, int64_t m,
@@ -98,13 +110,17 @@ inline TileModelCost tile_model_cost(const TileDesc& t, const TileGrid& g, int s
     case TileSchedule::kStreamK:  // even shares, down to 4 k-iterations a block
       c.busiest_sm_work = tiles * k_tiles / std::clamp(std::floor(tiles * k_tiles / 4), 1.0, sms);
       break;
-    default: {  // one block per tile and k-slice; the resident blocks run in rounds
+    default: {  // one block per tile and k-slice, spread over the SMs, resident ones together
       int64_t slices = 1;
       if (t.split_k < 0)
         slices = split_k > 0 ? clamp_k_slices(split_k, g.k_tiles)
                              : default_k_slices_of(g.tiles, k, g.k_tiles, g.slots);
+      const int64_t sm_count = std::max(1, d.sms), resident = std::max(1, d.blocks_per_sm);
+      const int64_t on_busiest = (g.tiles * slices + sm_count - 1) / sm_count;
+      const int64_t full_rounds = on_busiest / resident, last_round = on_busiest % resident;
       c.busiest_sm_work =
-          std::ceil(tiles * static_cast<double>(slices) / static_cast<double>(g.slots)) *
+          (static_cast<double>(full_rounds) * co_resident_time(resident) +
+           (last_round > 0 ? co_resident_time(last_round) : 0)) *
           static_cast<double>((g.k_tiles + slices - 1) / slices);
       if (slices > 1)  // the partial planes read once, C written once, and a launch
         c.reduction_s = static_cast<double>((slices + 1) * m * n * 4) / d.bytes_per_s + 2e-6;

@@ -634,9 +634,31 @@ TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {
   t.schedule = TileSchedule::kOneBlockPerTile;
   TileModelDevice d{132, 4, 3.6e12};
   const TileModelCost c = tile_model_cost(t, 0, 512, 512, 4096, d);
-  EXPECT_DOUBLE_EQ(c.busiest_sm_work, 1 * 32);  // 512 blocks in one round, 256 / 8 k-tiles
+  // 512 blocks, 4 on the busiest SM: one round of 4 together (co_resident_time), 256 / 8 k-tiles.
+  EXPECT_DOUBLE_EQ(c.busiest_sm_work, co_resident_time(4) * 32);
   EXPECT_GT(c.reduction_s, 0);
   EXPECT_EQ(tile_model_cost(t, 1, 512, 512, 4096, d).reduction_s, 0);
+}
+
+// Blocks resident together on an SM share it: x of them take longer than one but less than x
+// one after another; the busiest SM's blocks run in rounds of as many as fit. 792 tiles of 64×64
+// with 4 blocks an SM on 132 SMs: 6 on each SM, a round of 4 and a round of 2.
+TEST(TileModel, CoResidentBlocksShareTheirSM) {
+  EXPECT_DOUBLE_EQ(co_resident_time(1), 1);
+  EXPECT_NEAR(co_resident_time(4), 2.8284, 1e-4);
+  for (int64_t x = 2; x <= 32; ++x) {
+    EXPECT_GT(co_resident_time(x), co_resident_time(x - 1)) << x;
+    EXPECT_LT(co_resident_time(x), static_cast<double>(x)) << x;
+  }
+  TileDesc t;
+  t.block_m = t.block_n = 64;
+  t.block_k = 16;
+  t.schedule = TileSchedule::kOneBlockPerTile;
+  const TileModelDevice d{132, 4, 3.6e12};
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 64 * 22, 64 * 36, 1024, d).busiest_sm_work,
+                   (co_resident_time(4) + co_resident_time(2)) * 64);
+  // 132 tiles: one block on each SM, one round of one.
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 64 * 12, 64 * 11, 1024, d).busiest_sm_work, 64);
 }
 
 // Step 07's stream-K walk streams the last round only when it is at most half full, as its plan
