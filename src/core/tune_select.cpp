@@ -172,7 +172,9 @@ Shape row_major_view(const Shape& s, Layout layout) {
 TunedSource make_tuned_source(
     std::string name, std::vector<TuneEntry> entries, const KernelList<GemmKernel>& list,
     const std::function<TileModelDevice(const GemmKernel&)>& model_device) {
-  TunedSource s{std::move(name), std::move(entries), {}, {}, {}, {}, {}, {}, {}};
+  TunedSource s;
+  s.name = std::move(name);
+  s.entries = std::move(entries);
   for (size_t i = 0; i < s.entries.size(); ++i) {
     const TuneEntry& e = s.entries[i];
     auto group = std::find_if(s.classes.begin(), s.classes.end(),
@@ -200,7 +202,16 @@ TunedSource make_tuned_source(
                format_time(c.time_s) + " there";
       r.at_measured = tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device);
       r.per_work_s = seconds_per_work(c.time_s, r.at_measured);
-      resolved.push_back(r);
+      // One candidate per choice, the fastest (the first of equals): a kernel that takes no
+      // run-time split was measured at several, all one choice whose model ignores the split,
+      // so the others never decide anything and would only lengthen every search.
+      const auto same = std::find_if(resolved.begin(), resolved.end(), [&](const auto& o) {
+        return o.choice == r.choice;
+      });
+      if (same == resolved.end())
+        resolved.push_back(std::move(r));
+      else if (r.time_s < same->time_s)
+        *same = std::move(r);
     }
     // Each candidate's kernel numbered in order of first appearance, with the index of that
     // first candidate (a list, not a map: an entry names a dozen or two kernels).
