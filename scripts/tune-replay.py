@@ -18,8 +18,8 @@ The device is the H200's 132 SMs, with each kernel's blocks per SM as `list --js
 on the GPU (the selector's occupancy). A list made without a GPU has none, and every kernel is
 then counted at one block per SM: exact for the sm90 kernels, approximate for the SIMT ladder
 (which fit several), so f32 figures are then indicative.
-The C++ and this transcription chose the same kernel at all 48 bf16 evaluation shapes (checked
-at 188a5ab). Prints, per rule and data set: shapes, share within 1.05x, count above 1.3x, and
+The C++ and this transcription chose the same kernel and split at all 48 f32 and all 48 bf16
+evaluation shapes (checked at 84fd2bc, with the H200's list). Prints, per rule and data set: shapes, share within 1.05x, count above 1.3x, and
 the geometric mean ratio.
 """
 import collections

@@ -89,6 +89,8 @@ class Cli(unittest.TestCase):
                                        "split_k", "chosen_at_run_time", "schedule"})
         self.assertEqual(tiling["schedule"], "unmodelled")
         self.assertEqual(kernels["gemm.cpu.reference.f32"]["role"], "reference")
+        # Blocks per SM belong to GPU kernels on a GPU: null for every CPU kernel.
+        self.assertTrue(all(k["blocks_per_sm"] is None for k in kernels.values()))
 
     def test_list_shows_cpu_kernels_and_filters(self):
         r = run("list")

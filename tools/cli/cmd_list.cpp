@@ -125,7 +125,8 @@ void add_list_command(CLI::App& app, int* exit_code) {
   cmd->add_option("glob", *glob, "shell-style pattern on kernel ids, e.g. 'gemm.cuda.*'")
       ->capture_default_str();
   auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "one JSON array: id, step, role, the structured tiling and (on a GPU) blocks per SM");
+  cmd->add_flag("--json", *json,
+                "one JSON array: id, step, role, the structured tiling and (on a GPU) blocks per SM");
   cmd->callback([exit_code, glob, json] { *exit_code = run_list(*glob, *json); });
 }
 
