@@ -29,6 +29,7 @@ import sys
 
 SMS, FIXED_S, BYTES_PER_S = 132, 3e-6, 0.75 * 4800e9
 NEIGHBOURS, MISSING_RATIO = 3, 3.0
+STREAM_K_WAIT, STREAM_K_FIX_UP = 0.5, 4.0  # tile_model.hpp's kStreamKWaitPerKTile, ...FixUpPerPiece
 
 
 def load_kernels(path):
@@ -55,7 +56,9 @@ def model_cost(t, split, m, n, k):
     if s == "persistent" or (s == "stream_k_half_tail" and (tiles % SMS == 0 or 2 * (tiles % SMS) > SMS)):
         return math.ceil(tiles / SMS) * k_tiles, 0.0
     if s.startswith("stream_k"):
-        return tiles * k_tiles / min(max(math.floor(tiles * k_tiles / 4), 1), SMS), 0.0
+        units = min(max(math.floor(tiles * k_tiles / 4), 1), SMS)
+        pieces = math.ceil(units / tiles) if tiles < units else 2
+        return tiles * k_tiles / units + STREAM_K_WAIT * k_tiles + STREAM_K_FIX_UP * pieces, 0.0
     slices = 1
     if t["split_k"] < 0:
         wanted = split if split > 0 else min(t["slots"] // max(tiles, 1), k // 64)

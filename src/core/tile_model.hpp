@@ -96,6 +96,17 @@ inline double co_resident_time(int64_t blocks) {
   return std::sqrt(x) * std::sqrt(std::sqrt(x));
 }
 
+// What a stream-K walk costs beyond its even share, in k-iterations of one tile: its tiles' pieces
+// wait for one another (a share that starts inside a tile adds its partial sums only after the
+// earlier piece is done), taken as half of a tile's k-iterations, and each piece's fix-up (the
+// partial tile written, read back and added) as 4. Fitted, as co_resident_time was, on the H200
+// table's bf16 entries, whose step-07 stream-K walk ran 1.5–2× its persistent walk's time where
+// the even share promised 0.5× (64 tiles of 16 k-iterations, 1000³), and 0.7–1.1× where it
+// promised 0.02–0.12× (1 to 16 tiles of 128–256): leave-one-out within 1.05× of the entry's
+// fastest at 199 of 256 entries (170 before), above 1.3× at 1 (8). docs/tuning.md.
+constexpr double kStreamKWaitPerKTile = 0.5;
+constexpr double kStreamKFixUpPerPiece = 4;
+
 // `split_k` as the kernel would run it: 0 lets the kernel choose. m and n are C's rows and
 // columns in the row-major view the kernels compute in; `g` is tile_grid() of the same.
 inline TileModelCost tile_model_cost(const TileDesc& t, const TileGrid& g, int split_k, int64_t m,
@@ -118,9 +129,15 @@ inline TileModelCost tile_model_cost(const TileDesc& t, const TileGrid& g, int s
         break;
       }
       [[fallthrough]];
-    case TileSchedule::kStreamK:  // even shares, down to 4 k-iterations a block
-      c.busiest_sm_work = tiles * k_tiles / std::clamp(std::floor(tiles * k_tiles / 4), 1.0, sms);
+    case TileSchedule::kStreamK: {  // even shares, down to 4 k-iterations a block
+      const double units = std::clamp(std::floor(tiles * k_tiles / 4), 1.0, sms);
+      // The pieces of one tile: the SMs that share it when there are fewer tiles than SMs, else
+      // about two (a share ends inside a tile and the next one begins there).
+      const double pieces = tiles < units ? std::ceil(units / tiles) : 2;
+      c.busiest_sm_work = tiles * k_tiles / units + kStreamKWaitPerKTile * k_tiles +
+                          kStreamKFixUpPerPiece * pieces;
       break;
+    }
     default: {  // one block per tile and k-slice, spread over the SMs, resident ones together
       int64_t slices = 1;
       if (t.split_k < 0)

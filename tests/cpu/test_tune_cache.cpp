@@ -672,10 +672,19 @@ TEST(TileModel, StreamKHalfTailStreamsOnlyAShortLastRound) {
   const TileModelDevice d{132, 1, 3.6e12};
   t.schedule = TileSchedule::kStreamKHalfTail;
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work, 4 * 64);
-  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4097, 4097, 4097, d).busiest_sm_work, 561.0 * 65 / 132);
+  // Streamed: the even share, the pieces' wait and two pieces' fix-up (more tiles than SMs).
+  const double streamed_4097 =
+      561.0 * 65 / 132 + kStreamKWaitPerKTile * 65 + kStreamKFixUpPerPiece * 2;
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4097, 4097, 4097, d).busiest_sm_work, streamed_4097);
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 128 * 12, 256 * 11, 4096, d).busiest_sm_work, 64);  // 132: one round
   t.schedule = TileSchedule::kStreamK;
-  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work, 512.0 * 64 / 132);
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work,
+                   512.0 * 64 / 132 + kStreamKWaitPerKTile * 64 + kStreamKFixUpPerPiece * 2);
+  // 8 tiles of 128 k-iterations on 132 SMs: 17 pieces a tile, each SM's share 7.8 k-iterations.
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 128 * 2, 256 * 4, 8192, d).busiest_sm_work,
+                   8.0 * 128 / 132 + kStreamKWaitPerKTile * 128 + kStreamKFixUpPerPiece * 17);
+  // Never below the wait: a walk streamed over many SMs does not beat a persistent one by more.
+  EXPECT_GT(tile_model_cost(t, 0, 128 * 2, 256 * 4, 8192, d).busiest_sm_work, 0.5 * 128);
   EXPECT_TRUE(is_stream_k(TileSchedule::kStreamKHalfTail));
   EXPECT_FALSE(is_stream_k(TileSchedule::kPersistent));
 }
