@@ -100,10 +100,11 @@ inline double co_resident_time(int64_t blocks) {
 // wait for one another (a share that starts inside a tile adds its partial sums only after the
 // earlier piece is done), taken as half of a tile's k-iterations, and each piece's fix-up (the
 // partial tile written, read back and added) as 4. Fitted, as co_resident_time was, on the H200
-// table's bf16 entries, whose step-07 stream-K walk ran 1.5–2.1× its persistent walk's time where
-// the even share promised 0.5× (64 tiles of 16 k-iterations, 1000³), and 0.7–1.1× where it
-// promised 0.02–0.12× (1 to 16 tiles of 128–256): leave-one-out within 1.05× of the entry's
-// fastest at 199 of 256 entries (170 before), above 1.3× at 1 (8). docs/tuning.md.
+// table's bf16 entries, whose step-07 stream-K walk ran 1.5–2.4× its persistent walk's time where
+// the even share promised 0.3–0.7× (9 to 64 tiles of 6 to 16 k-iterations, 384³–1024³), and
+// 0.7–1.17× where it promised 0.02–0.12× (1 to 16 tiles of 128–257): leave-one-out within
+// 1.05× of the entry's fastest at 199 of 256 entries (170 before), above 1.3× at 1 (8).
+// docs/tuning.md.
 constexpr double kStreamKWaitPerKTile = 0.5;
 constexpr double kStreamKFixUpPerPiece = 4;
 
