@@ -200,8 +200,8 @@ TunedSource make_tuned_source(
       r.note = ": " + c.kernel +
                (c.split_k > 0 ? " with split-k " + std::to_string(c.split_k) : "") + " took " +
                format_time(c.time_s) + " there";
-      r.at_measured = tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device);
-      r.per_work_s = seconds_per_work(c.time_s, r.at_measured);
+      r.per_work_s = seconds_per_work(
+          c.time_s, tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device));
       // One candidate per choice, the fastest (the first of equals): a kernel that takes no
       // run-time split was measured at several, all one choice whose model ignores the split,
       // so the others never decide anything and would only lengthen every search.
@@ -318,31 +318,30 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
 // The ensemble's scratch, per thread and reused: a selection allocates nothing of its own.
 struct EnsembleScratch {
   std::vector<std::pair<double, size_t>> nearest;  // (distance, entry), the neighbours in order
-  // Per choice; credit and seen_at are zero between selections (only the touched ones are
+  // Per choice; credit and modelled are zero between selections (only the touched ones are
   // reset), so that a search does not clear arrays as long as all the source's choices.
-  std::vector<double> credit;        // Σ w·(log cap − log capped ratio)
-  std::vector<size_t> seen_at;       // 1 + the last neighbour that named it
-  std::vector<double> entry_least;   // its least carried time at this neighbour
+  std::vector<double> credit;  // Σ w·(log cap − log capped ratio)
+  std::vector<char> modelled;  // whether at_want holds it for this selection
   // The tile model at the shape asked for: it depends on the choice alone, so it is computed
   // once per selection however many neighbours measured the choice.
   std::vector<TileModelCost> at_want;
-  std::vector<size_t> here;          // the choices the current neighbour names (its first ones)
-  std::vector<float> ratio_log;      // per choice named here: its time, then its ratio's log
-  std::vector<size_t> touched;       // every choice some neighbour names, in order met
+  std::vector<size_t> touched;  // every choice some neighbour names, in order met
+  // Per candidate of the current neighbour (one per choice): its carried time, then its log ratio.
+  std::vector<double> carried;
+  std::vector<float> ratio_log;
 
   // Ready for a selection over `choices` choices.
   void start(size_t choices) {
     if (credit.size() == choices) {
       for (const size_t ch : touched) {
         credit[ch] = 0;
-        seen_at[ch] = 0;
+        modelled[ch] = 0;
       }
     } else {
       credit.assign(choices, 0);
-      seen_at.assign(choices, 0);
-      entry_least.resize(choices);
+      modelled.assign(choices, 0);
       at_want.resize(choices);
-      here.resize(choices);
+      carried.resize(choices);
       ratio_log.resize(choices);
     }
     touched.clear();
@@ -375,11 +374,11 @@ bool nearest_with_candidates(const TunedSource& src, const std::vector<size_t>& 
   return count > 0 && nearest.front() == nearest_any;
 }
 
-// Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it names,
-// w · (log cap − log min(ratio, cap)), with ratio its carried time over the neighbour's least.
-// One pass over the candidates, then one logarithm per choice: this is the whole cost of a
-// search, so the scratch is read through raw pointers taken once (through the thread_local
-// references the compiler reloaded them on every candidate).
+// Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it names
+// (once: an entry keeps one candidate per choice), w · (log cap − log min(ratio, cap)), with
+// ratio its carried time over the neighbour's least. One pass over the candidates, then the
+// logarithms: this is the whole cost of a search, so the scratch is read through raw pointers
+// taken once (through the thread_local references the compiler reloaded them on every one).
 void credit_neighbour(const TunedSource& src, size_t j, const GemmProblem& p,
                       EnsembleScratch* sc) {
   const auto [distance, i] = sc->nearest[j];
@@ -387,65 +386,49 @@ void credit_neighbour(const TunedSource& src, size_t j, const GemmProblem& p,
   const double w = 1.0 / (near * near * near);
   const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
   const std::vector<ResolvedCandidate>& candidates = src.candidates[i];
-  size_t* const seen_at = sc->seen_at.data();
-  double* const entry_least = sc->entry_least.data();
+  const size_t named = candidates.size();  // at most the source's choices
+  char* const modelled = sc->modelled.data();
   TileModelCost* const at_want = sc->at_want.data();
-  size_t* const here = sc->here.data();  // sized to the source's choices
-  size_t named = 0;
+  double* const carried = sc->carried.data();
   double least = HUGE_VAL;
-  for (size_t c = 0; c < candidates.size(); ++c) {
+  for (size_t c = 0; c < named; ++c) {
     const ResolvedCandidate& r = candidates[c];
     const size_t ch = r.choice;
-    if (seen_at[ch] == 0) {  // the first neighbour to name it: model it at p once
+    if (!modelled[ch]) {  // the first neighbour to name it: model it at p once
       at_want[ch] =
           tile_model_cost(r.kernel->info.tiling, r.split_k, want.m, want.n, want.k, r.device);
+      modelled[ch] = 1;
       sc->touched.push_back(ch);
     }
-    const double carried = carry_time(r.per_work_s, at_want[ch]);
-    least = std::min(least, carried);
-    if (seen_at[ch] != j + 1) {  // first time at this neighbour
-      seen_at[ch] = j + 1;
-      entry_least[ch] = carried;
-      here[named++] = ch;
-    } else {
-      entry_least[ch] = std::min(entry_least[ch], carried);
-    }
+    carried[c] = carry_time(r.per_work_s, at_want[ch]);
+    least = std::min(least, carried[c]);
   }
   // The logarithms in three loops, so that the middle one, all the arithmetic, vectorizes: the
-  // times gathered, their logs (float, as log_of_ratio), the credit scattered. A ratio past the
-  // cap gets no credit, so its y, in [0.5, 1), goes through the series but is not used.
+  // times in float, their logs (log_of_ratio), the credit scattered. A ratio past the cap gets
+  // no credit, so its y, in [0.5, 1), goes through the series but is not used.
   float* const logs = sc->ratio_log.data();
-  for (size_t h = 0; h < named; ++h) logs[h] = static_cast<float>(entry_least[here[h]]);
+  for (size_t c = 0; c < named; ++c) logs[c] = static_cast<float>(carried[c]);
   const float least_f = static_cast<float>(least);
-  for (size_t h = 0; h < named; ++h)
-    logs[h] = log_of_ratio((logs[h] - least_f) / (logs[h] + least_f));
+  for (size_t c = 0; c < named; ++c)
+    logs[c] = log_of_ratio((logs[c] - least_f) / (logs[c] + least_f));
   const float log_cap = std::log(static_cast<float>(kTunedMissingRatio));
   double* const credit = sc->credit.data();
-  for (size_t h = 0; h < named; ++h) {
-    const size_t ch = here[h];
-    if (entry_least[ch] < kTunedMissingRatio * least)  // else the capped ratio: no credit
-      credit[ch] += w * (log_cap - logs[h]);
-  }
+  for (size_t c = 0; c < named; ++c)
+    if (carried[c] < kTunedMissingRatio * least)  // else the capped ratio: no credit
+      credit[candidates[c].choice] += w * (log_cap - logs[c]);
 }
 
 // Explains choice `ch` by the nearest neighbour that measured it: its candidate of that choice
-// with the least carried time there (the first of equals). Found after the ranking, for the
-// winner alone, so that the search does not track it for every choice.
+// carried to the shape asked for. Found after the ranking, for the winner alone, so that the
+// search does not track it for every choice.
 void explain_by_nearest(const TunedSource& src, const EnsembleScratch& sc, size_t ch,
                         Selection<GemmProblem>* out) {
   for (const auto& [distance, i] : sc.nearest) {
-    const ResolvedCandidate* from = nullptr;
-    double from_s = HUGE_VAL;
-    for (const ResolvedCandidate& c : src.candidates[i]) {
-      if (c.choice != ch) continue;
-      const double t = carry_time(c.per_work_s, sc.at_want[ch]);
-      if (t < from_s) {
-        from = &c;
-        from_s = t;
-      }
-    }
-    if (!from) continue;
-    describe_choice(src, i, *from, from_s, out);
+    const std::vector<ResolvedCandidate>& candidates = src.candidates[i];
+    const auto from = std::find_if(candidates.begin(), candidates.end(),
+                                   [&](const ResolvedCandidate& c) { return c.choice == ch; });
+    if (from == candidates.end()) continue;
+    describe_choice(src, i, *from, carry_time(from->per_work_s, sc.at_want[ch]), out);
     append_distance(distance, out);
     return;
   }

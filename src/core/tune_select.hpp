@@ -25,8 +25,7 @@ struct ResolvedCandidate {
   int split_k = 0;
   double time_s = 0;
   TileModelDevice device;     // SMs, its blocks per SM, bandwidth
-  TileModelCost at_measured;  // the model at the entry's shape, computed once
-  double per_work_s = 0;      // seconds_per_work(time_s, at_measured), computed once
+  double per_work_s = 0;      // seconds_per_work() at the entry's shape, computed once
   std::string note;           // ": <id> with split-k N took 0.4 ms there", made once
   size_t grid = 0;            // its kernel's place in TunedSource::grid_kernels of the entry
   size_t choice = 0;          // its (kernel, split) in TunedSource::choices
@@ -46,7 +45,8 @@ struct TunedSource {
   std::vector<TuneEntry> entries;
   std::vector<const GemmKernel*> kernels;  // per entry; nullptr: the id is no longer registered
   std::vector<ShapePlace> places;          // per entry, where its shape sits (tune_select.cpp)
-  // Per entry, its candidates whose ids are registered (empty: choose the winner as measured).
+  // Per entry, its candidates whose ids are registered (empty: choose the winner as measured),
+  // one per choice: the fastest measured of those that name it.
   std::vector<std::vector<ResolvedCandidate>> candidates;
   // Per entry, the index of one candidate of each distinct kernel among them: a selection
   // computes each kernel's TileGrid once, however many splits of it were measured.

@@ -576,7 +576,7 @@ TEST(PickTuned, KernelsSharedBySeveralSplitsChooseAsTheModelDoes) {
     double best = HUGE_VAL;
     std::string want;
     for (const ResolvedCandidate& c : src.candidates[0]) {
-      const double t = carry_time(c.time_s, c.at_measured,
+      const double t = carry_time(c.per_work_s,
                                   tile_model_cost(c.kernel->info.tiling, c.split_k, shape[0],
                                                   shape[1], shape[2], c.device));
       if (t < best) {
@@ -616,6 +616,24 @@ TEST(TileModel, CarryInTwoHalvesIsTheOneStepCarry) {
   EXPECT_NEAR(carry_time(measured, at_s, at_q), one_step, 1e-15);
   // A time below the fixed part scales from a floor, never negative.
   EXPECT_GT(carry_time(1e-6, at_s, at_q), kFixedLaunchSeconds);
+}
+
+// An entry keeps one candidate per choice, the fastest measured: a kernel without a run-time
+// split, measured at several splits, is one choice; a kernel with one keeps each split.
+TEST(PickTuned, OneCandidatePerChoiceTheFastest) {
+  KernelList<GemmKernel> list;
+  list.add(tiled_kernel("fixed", 128, 128, 8));
+  list.add(tiled_kernel("split", 64, 64, 16, -1));
+  TuneEntry e = entry_for(Buffers(512, 512, 512).p, "fixed", 0.20e-3);
+  e.candidates = {{"fixed", 0, 0.22e-3}, {"split", 2, 0.25e-3}, {"fixed", 4, 0.20e-3},
+                  {"split", 4, 0.21e-3}, {"fixed", 2, 0.20e-3}};
+  const TunedSource src = make_tuned_source("test", {e}, list, h200_like);
+  ASSERT_EQ(src.candidates[0].size(), 3u);
+  EXPECT_EQ(src.candidates[0][0].kernel->info.id, "fixed");
+  EXPECT_EQ(src.candidates[0][0].time_s, 0.20e-3);
+  EXPECT_EQ(src.candidates[0][0].split_k, 4);  // the first of the two equally fast
+  EXPECT_EQ(src.candidates[0][1].split_k, 2);
+  EXPECT_EQ(src.candidates[0][2].split_k, 4);
 }
 
 // Step 10's own split and the model's agree (one function), and the model charges a split's
