@@ -30,8 +30,11 @@ inline int64_t clamp_k_slices(int64_t count, int64_t k_tiles) {
 constexpr int64_t kSplitKMinSliceK = 64;
 inline int64_t default_k_slices_of(int64_t tiles, int64_t k, int64_t k_tiles,
                                    int64_t resident_blocks) {
-  const int64_t count =
-      std::min<int64_t>(resident_blocks / std::max<int64_t>(tiles, 1), k / kSplitKMinSliceK);
+  // (No division where the tiles alone fill the slots, the common case at large shapes: the
+  // autotuner's model runs this for every split-K choice of every search.)
+  const int64_t fill =
+      tiles > resident_blocks ? 0 : resident_blocks / std::max<int64_t>(tiles, 1);
+  const int64_t count = std::min<int64_t>(fill, k / kSplitKMinSliceK);
   return clamp_k_slices(count, k_tiles);
 }
 inline int64_t default_k_slices(int64_t m, int64_t n, int64_t k, int bm, int bn, int bk,
@@ -62,17 +65,68 @@ inline bool tile_modelled(const TileDesc& t) {
          t.schedule != TileSchedule::kUnmodelled;
 }
 
-// A tiling's C tiles, k-tiles and resident block slots (SMs × blocks per SM) at one shape, before
-// any split: the candidates of one kernel share it, so a selection computes it once per kernel.
-struct TileGrid {
-  int64_t tiles = 0, k_tiles = 0, slots = 0;
+// A divisor that the model divides by at every shape (a tile size, the SMs, the blocks an SM
+// holds), prepared once so that dividing by it is a multiplication: for a numerator n and a
+// divisor d both below 2^32, ⌊n / d⌋ = ⌊c · n / 2^64⌋ with c = ⌈2^64 / d⌉ (Lemire, Kaser and
+// Kurz, "Faster remainder by direct computation", 2019, for 32-bit operands and a 64-bit c).
+// Powers of two (most tile sizes) shift; numerators of 2^32 or more divide as usual. Why: a
+// 64-bit integer division takes tens of cycles and the divider does one at a time; with seven
+// per choice the model was over a third of an f32 search (45 choices), half as much without.
+class Divisor {
+ public:
+  explicit Divisor(int64_t d = 1)
+      : d_(std::max<int64_t>(d, 1)),
+        c_(d_ > 1 && d_ < kFast ? ~uint64_t{0} / static_cast<uint64_t>(d_) + 1 : 0) {
+    if ((d_ & (d_ - 1)) == 0)
+      while ((int64_t{1} << shift_) < d_) ++shift_;
+    else
+      shift_ = -1;
+  }
+  int64_t value() const { return d_; }
+  // ⌊n / d⌋ and ⌈n / d⌉ for n ≥ 0.
+  int64_t floor_of(int64_t n) const {
+    if (shift_ >= 0) return n >> shift_;
+    if (c_ == 0 || n >= kFast) return n / d_;
+    // The high 64 bits of c · n from 32-bit halves (c_high · n + carry stays below 2^64).
+    const uint64_t u = static_cast<uint64_t>(n);
+    return static_cast<int64_t>(((c_ >> 32) * u + (((c_ & 0xffffffffu) * u) >> 32)) >> 32);
+  }
+  int64_t ceil_of(int64_t n) const { return floor_of(n + d_ - 1); }
+
+ private:
+  static constexpr int64_t kFast = int64_t{1} << 32;
+  int64_t d_;
+  uint64_t c_;  // ⌈2^64 / d⌉; 0 where the plain division is used
+  int shift_ = 0;  // log2 d for a power of two, else -1
 };
-inline TileGrid tile_grid(const TileDesc& t, int64_t m, int64_t n, int64_t k,
-                          const TileModelDevice& d) {
-  if (!tile_modelled(t)) return {};
-  return {((m + t.block_m - 1) / t.block_m) * ((n + t.block_n - 1) / t.block_n),
-          (k + t.block_k - 1) / t.block_k,
-          static_cast<int64_t>(std::max(1, d.sms)) * std::max(1, d.blocks_per_sm)};
+
+// A kernel's tiling on one device as the model reads it, prepared once per kernel and device
+// (tile_model_kernel): a selection models each choice at a new shape, and only this part of the
+// model depends on the kernel.
+struct TileModelKernel {
+  bool modelled = false;          // tile_modelled() of its tiling; else it scales by bytes
+  TileSchedule schedule = TileSchedule::kUnmodelled;
+  bool run_time_split = false;    // its tiling's split_k < 0: the problem's split is honoured
+  Divisor block_m, block_n, block_k;
+  Divisor sms, blocks_per_sm;
+  int64_t slots = 1;              // SMs × blocks per SM: the blocks resident at once
+  double bytes_per_s = 1e12;
+};
+inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevice& d) {
+  TileModelKernel k;
+  k.modelled = tile_modelled(t);
+  k.schedule = t.schedule;
+  k.run_time_split = t.split_k < 0;
+  if (k.modelled) {
+    k.block_m = Divisor(t.block_m);
+    k.block_n = Divisor(t.block_n);
+    k.block_k = Divisor(t.block_k);
+  }
+  k.sms = Divisor(d.sms);
+  k.blocks_per_sm = Divisor(d.blocks_per_sm);
+  k.slots = k.sms.value() * k.blocks_per_sm.value();
+  k.bytes_per_s = d.bytes_per_s;
+  return k;
 }
 
 // The time of `blocks` blocks resident together on one SM, in units of one block's alone: they
@@ -109,57 +163,59 @@ constexpr double kStreamKWaitPerKTile = 0.5;
 constexpr double kStreamKFixUpPerPiece = 4;
 
 // `split_k` as the kernel would run it: 0 lets the kernel choose. m and n are C's rows and
-// columns in the row-major view the kernels compute in; `g` is tile_grid() of the same.
-inline TileModelCost tile_model_cost(const TileDesc& t, const TileGrid& g, int split_k, int64_t m,
-                                     int64_t n, int64_t k, const TileModelDevice& d) {
+// columns in the row-major view the kernels compute in.
+inline TileModelCost tile_model_cost(const TileModelKernel& km, int split_k, int64_t m, int64_t n,
+                                     int64_t k) {
   TileModelCost c;
-  if (!tile_modelled(t)) {
+  if (!km.modelled) {
     c.busiest_sm_work = static_cast<double>(m * k + k * n + m * n);
     return c;
   }
-  const double tiles = static_cast<double>(g.tiles), k_tiles = static_cast<double>(g.k_tiles);
-  const double sms = std::max(1, d.sms);
-  switch (t.schedule) {
+  const int64_t tiles = km.block_m.ceil_of(m) * km.block_n.ceil_of(n), k_tiles = km.block_k.ceil_of(k);
+  switch (km.schedule) {
     case TileSchedule::kPersistent:
-      c.busiest_sm_work = std::ceil(tiles / sms) * k_tiles;
+      c.busiest_sm_work = static_cast<double>(km.sms.ceil_of(tiles) * k_tiles);
       break;
     case TileSchedule::kStreamKHalfTail:  // persistent rounds unless the last is at most half full
-      if (const int64_t tail = g.tiles % static_cast<int64_t>(sms);
-          tail == 0 || 2 * static_cast<double>(tail) > sms) {
-        c.busiest_sm_work = std::ceil(tiles / sms) * k_tiles;
+      if (const int64_t tail = tiles - km.sms.floor_of(tiles) * km.sms.value();
+          tail == 0 || 2 * tail > km.sms.value()) {
+        c.busiest_sm_work = static_cast<double>(km.sms.ceil_of(tiles) * k_tiles);
         break;
       }
       [[fallthrough]];
     case TileSchedule::kStreamK: {  // even shares, down to 4 k-iterations a block
-      const double units = std::clamp(std::floor(tiles * k_tiles / 4), 1.0, sms);
+      const double all = static_cast<double>(tiles), per_tile = static_cast<double>(k_tiles);
+      const double sms = static_cast<double>(km.sms.value());
+      const double units = std::clamp(std::floor(all * per_tile / 4), 1.0, sms);
       // The pieces of one tile: the SMs that share it when there are fewer tiles than SMs, else
       // about two (a share ends inside a tile and the next one begins there).
-      const double pieces = tiles < units ? std::ceil(units / tiles) : 2;
-      c.busiest_sm_work = tiles * k_tiles / units + kStreamKWaitPerKTile * k_tiles +
+      const double pieces = all < units ? std::ceil(units / all) : 2;
+      c.busiest_sm_work = all * per_tile / units + kStreamKWaitPerKTile * per_tile +
                           kStreamKFixUpPerPiece * pieces;
       break;
     }
     default: {  // one block per tile and k-slice, spread over the SMs, resident ones together
       int64_t slices = 1;
-      if (t.split_k < 0)
-        slices = split_k > 0 ? clamp_k_slices(split_k, g.k_tiles)
-                             : default_k_slices_of(g.tiles, k, g.k_tiles, g.slots);
-      const int64_t sm_count = std::max(1, d.sms), resident = std::max(1, d.blocks_per_sm);
-      const int64_t on_busiest = (g.tiles * slices + sm_count - 1) / sm_count;
-      const int64_t full_rounds = on_busiest / resident, last_round = on_busiest % resident;
-      c.busiest_sm_work =
-          (static_cast<double>(full_rounds) * co_resident_time(resident) +
-           (last_round > 0 ? co_resident_time(last_round) : 0)) *
-          static_cast<double>((g.k_tiles + slices - 1) / slices);
+      if (km.run_time_split)
+        slices = split_k > 0 ? clamp_k_slices(split_k, k_tiles)
+                             : default_k_slices_of(tiles, k, k_tiles, km.slots);
+      const int64_t on_busiest = km.sms.ceil_of(tiles * slices);
+      const int64_t resident = km.blocks_per_sm.value();
+      const int64_t full_rounds = km.blocks_per_sm.floor_of(on_busiest),
+                    last_round = on_busiest - full_rounds * resident;
+      const int64_t slice_k_tiles = slices == 1 ? k_tiles : (k_tiles + slices - 1) / slices;
+      c.busiest_sm_work = (static_cast<double>(full_rounds) * co_resident_time(resident) +
+                           (last_round > 0 ? co_resident_time(last_round) : 0)) *
+                          static_cast<double>(slice_k_tiles);
       if (slices > 1)  // the partial planes read once, C written once, and a launch
-        c.reduction_s = static_cast<double>((slices + 1) * m * n * 4) / d.bytes_per_s + 2e-6;
+        c.reduction_s = static_cast<double>((slices + 1) * m * n * 4) / km.bytes_per_s + 2e-6;
     }
   }
   return c;
 }
 inline TileModelCost tile_model_cost(const TileDesc& t, int split_k, int64_t m, int64_t n,
                                      int64_t k, const TileModelDevice& d) {
-  return tile_model_cost(t, tile_grid(t, m, n, k, d), split_k, m, n, k, d);
+  return tile_model_cost(tile_model_kernel(t, d), split_k, m, n, k);
 }
 
 // Launch and set-up time that no shape change scales (measured floor of the smallest GEMMs on the

@@ -192,16 +192,19 @@ TunedSource make_tuned_source(
       r.kernel = k;
       r.split_k = c.split_k;
       r.time_s = c.time_s;
-      if (model_device) r.device = model_device(*k);
       const TunedChoice choice{k, takes_run_time_split_k(k->info) ? c.split_k : 0};
       r.choice = static_cast<size_t>(std::find(s.choices.begin(), s.choices.end(), choice) -
                                      s.choices.begin());
-      if (r.choice == s.choices.size()) s.choices.push_back(choice);
+      if (r.choice == s.choices.size()) {
+        s.choices.push_back(choice);
+        s.choice_models.push_back(tile_model_kernel(
+            k->info.tiling, model_device ? model_device(*k) : TileModelDevice{}));
+      }
       r.note = ": " + c.kernel +
                (c.split_k > 0 ? " with split-k " + std::to_string(c.split_k) : "") + " took " +
                format_time(c.time_s) + " there";
       r.per_work_s = seconds_per_work(
-          c.time_s, tile_model_cost(k->info.tiling, c.split_k, at.m, at.n, at.k, r.device));
+          c.time_s, tile_model_cost(s.choice_models[r.choice], c.split_k, at.m, at.n, at.k));
       // One candidate per choice, the fastest (the first of equals): a kernel that takes no
       // run-time split was measured at several, all one choice whose model ignores the split,
       // so the others never decide anything and would only lengthen every search.
@@ -213,25 +216,18 @@ TunedSource make_tuned_source(
       else if (r.time_s < same->time_s)
         *same = std::move(r);
     }
-    // Each candidate's kernel numbered in order of first appearance, with the index of that
-    // first candidate (a list, not a map: an entry names a dozen or two kernels).
-    std::vector<const GemmKernel*> seen;
-    std::vector<size_t> firsts;
-    for (size_t c = 0; c < resolved.size(); ++c) {
-      ResolvedCandidate& r = resolved[c];
-      r.grid = static_cast<size_t>(std::find(seen.begin(), seen.end(), r.kernel) - seen.begin());
-      if (r.grid == seen.size()) {
-        seen.push_back(r.kernel);
-        firsts.push_back(c);
-      }
+    s.candidate_begin.push_back(s.candidate_choice.size());
+    for (const ResolvedCandidate& r : resolved) {
+      s.candidate_choice.push_back(static_cast<uint32_t>(r.choice));
+      s.candidate_per_work_s.push_back(r.per_work_s);
     }
     s.candidates.push_back(std::move(resolved));
-    s.grid_kernels.push_back(std::move(firsts));
     s.notes.push_back(s.name + ", " + e.bucket.describe() +
                       (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) +
                                  "x" + std::to_string(e.k)
                            : std::string()));
   }
+  s.candidate_begin.push_back(s.candidate_choice.size());
   return s;
 }
 
@@ -242,26 +238,15 @@ std::vector<double>& carried_scratch() {
   thread_local std::vector<double> scratch;
   return scratch;
 }
-std::vector<TileGrid>& grid_scratch() {
-  thread_local std::vector<TileGrid> scratch;
-  return scratch;
-}
 
 // Entry i's candidates' times carried to `want` by the tile model, in the entry's order.
 void carried_times(const TunedSource& src, size_t i, Shape want, Layout layout,
                    std::vector<double>* out) {
   want = row_major_view(want, layout);
-  std::vector<TileGrid>& grids = grid_scratch();
-  grids.clear();
-  for (const size_t first : src.grid_kernels[i]) {
-    const ResolvedCandidate& c = src.candidates[i][first];
-    grids.push_back(tile_grid(c.kernel->info.tiling, want.m, want.n, want.k, c.device));
-  }
   out->clear();
   for (const ResolvedCandidate& c : src.candidates[i])
-    out->push_back(carry_time(c.per_work_s,
-                              tile_model_cost(c.kernel->info.tiling, grids[c.grid], c.split_k,
-                                              want.m, want.n, want.k, c.device)));
+    out->push_back(carry_time(c.per_work_s, tile_model_cost(src.choice_models[c.choice], c.split_k,
+                                                            want.m, want.n, want.k)));
 }
 
 // The explanation of candidate c of entry i, carried to p's shape in `carried_s`. Whole
@@ -318,14 +303,14 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
 // The ensemble's scratch, per thread and reused: a selection allocates nothing of its own.
 struct EnsembleScratch {
   std::vector<std::pair<double, size_t>> nearest;  // (distance, entry), the neighbours in order
-  // Per choice; credit and modelled are zero between selections (only the touched ones are
+  // Per choice; credit and modelled are zero between selections (only the named ones are
   // reset), so that a search does not clear arrays as long as all the source's choices.
   std::vector<double> credit;  // Σ w·(log cap − log capped ratio)
   std::vector<char> modelled;  // whether at_want holds it for this selection
   // The tile model at the shape asked for: it depends on the choice alone, so it is computed
   // once per selection however many neighbours measured the choice.
   std::vector<TileModelCost> at_want;
-  std::vector<size_t> touched;  // every choice some neighbour names, in order met
+  std::vector<uint32_t> named;  // every choice some neighbour names, in the order met
   // Per candidate of the current neighbour (one per choice): its carried time, then its log ratio.
   std::vector<double> carried;
   std::vector<float> ratio_log;
@@ -333,7 +318,7 @@ struct EnsembleScratch {
   // Ready for a selection over `choices` choices.
   void start(size_t choices) {
     if (credit.size() == choices) {
-      for (const size_t ch : touched) {
+      for (const uint32_t ch : named) {
         credit[ch] = 0;
         modelled[ch] = 0;
       }
@@ -344,7 +329,7 @@ struct EnsembleScratch {
       carried.resize(choices);
       ratio_log.resize(choices);
     }
-    touched.clear();
+    named.clear();
   }
 };
 EnsembleScratch& ensemble_scratch() {
@@ -374,38 +359,48 @@ bool nearest_with_candidates(const TunedSource& src, const std::vector<size_t>& 
   return count > 0 && nearest.front() == nearest_any;
 }
 
+// Models each choice that the neighbours name at p's shape (at_want), once, and lists it in
+// `named`: in a loop of its own, so that the walk that follows is all arithmetic.
+void model_named_choices(const TunedSource& src, const GemmProblem& p, EnsembleScratch* sc) {
+  const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
+  char* const modelled = sc->modelled.data();
+  for (const auto& near : sc->nearest) {
+    const size_t i = near.second;
+    for (size_t c = src.candidate_begin[i]; c < src.candidate_begin[i + 1]; ++c) {
+      const uint32_t ch = src.candidate_choice[c];
+      if (modelled[ch]) continue;
+      modelled[ch] = 1;
+      sc->named.push_back(ch);
+    }
+  }
+  for (const uint32_t ch : sc->named)
+    sc->at_want[ch] = tile_model_cost(src.choice_models[ch], src.choices[ch].split_k, want.m,
+                                      want.n, want.k);
+}
+
 // Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it names
 // (once: an entry keeps one candidate per choice), w · (log cap − log min(ratio, cap)), with
-// ratio its carried time over the neighbour's least. One pass over the candidates, then the
-// logarithms: this is the whole cost of a search, so the scratch is read through raw pointers
-// taken once (through the thread_local references the compiler reloaded them on every one).
-void credit_neighbour(const TunedSource& src, size_t j, const GemmProblem& p,
-                      EnsembleScratch* sc) {
+// ratio its carried time over the neighbour's least. Four loops over the neighbour's candidates:
+// their times carried to p's shape, in float, their logarithms (log_of_ratio; the one loop
+// that vectorizes, all the arithmetic), the credit scattered. The scratch is read through raw
+// pointers taken once (through the thread_local references the compiler reloaded them on every
+// candidate).
+void credit_neighbour(const TunedSource& src, size_t j, EnsembleScratch* sc) {
   const auto [distance, i] = sc->nearest[j];
   const double near = distance + 0.1;  // weight 1 / (distance + 0.1)³, tune_select.hpp
   const double w = 1.0 / (near * near * near);
-  const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
-  const std::vector<ResolvedCandidate>& candidates = src.candidates[i];
-  const size_t named = candidates.size();  // at most the source's choices
-  char* const modelled = sc->modelled.data();
-  TileModelCost* const at_want = sc->at_want.data();
+  const size_t begin = src.candidate_begin[i], named = src.candidate_begin[i + 1] - begin;
+  const uint32_t* const choice = src.candidate_choice.data() + begin;
+  const double* const per_work_s = src.candidate_per_work_s.data() + begin;
+  const TileModelCost* const at_want = sc->at_want.data();
   double* const carried = sc->carried.data();
   double least = HUGE_VAL;
   for (size_t c = 0; c < named; ++c) {
-    const ResolvedCandidate& r = candidates[c];
-    const size_t ch = r.choice;
-    if (!modelled[ch]) {  // the first neighbour to name it: model it at p once
-      at_want[ch] =
-          tile_model_cost(r.kernel->info.tiling, r.split_k, want.m, want.n, want.k, r.device);
-      modelled[ch] = 1;
-      sc->touched.push_back(ch);
-    }
-    carried[c] = carry_time(r.per_work_s, at_want[ch]);
+    carried[c] = carry_time(per_work_s[c], at_want[choice[c]]);
     least = std::min(least, carried[c]);
   }
-  // The logarithms in three loops, so that the middle one, all the arithmetic, vectorizes: the
-  // times in float, their logs (log_of_ratio), the credit scattered. A ratio past the cap gets
-  // no credit, so its y, in [0.5, 1), goes through the series but is not used.
+  // A ratio past the cap gets no credit, so its y, in [0.5, 1), goes through the series but is
+  // not used.
   float* const logs = sc->ratio_log.data();
   for (size_t c = 0; c < named; ++c) logs[c] = static_cast<float>(carried[c]);
   const float least_f = static_cast<float>(least);
@@ -415,7 +410,7 @@ void credit_neighbour(const TunedSource& src, size_t j, const GemmProblem& p,
   double* const credit = sc->credit.data();
   for (size_t c = 0; c < named; ++c)
     if (carried[c] < kTunedMissingRatio * least)  // else the capped ratio: no credit
-      credit[candidates[c].choice] += w * (log_cap - logs[c]);
+      credit[choice[c]] += w * (log_cap - logs[c]);
 }
 
 // Explains choice `ch` by the nearest neighbour that measured it: its candidate of that choice
@@ -443,13 +438,14 @@ bool choose_by_ensemble(const TunedSource& src, const std::vector<size_t>& group
   EnsembleScratch& sc = ensemble_scratch();
   if (!nearest_with_candidates(src, group, place_of({p.m, p.n, p.k}), &sc)) return false;
   sc.start(src.choices.size());
-  for (size_t j = 0; j < sc.nearest.size(); ++j) credit_neighbour(src, j, p, &sc);
+  model_named_choices(src, p, &sc);
+  for (size_t j = 0; j < sc.nearest.size(); ++j) credit_neighbour(src, j, &sc);
   // Most credit first (ties: the order met), tried until one is admissible.
-  for (size_t tried = 0; tried < sc.touched.size(); ++tried) {
-    size_t best = sc.touched.front();
-    for (const size_t ch : sc.touched)
+  for (size_t tried = 0; tried < sc.named.size(); ++tried) {
+    size_t best = sc.named.front();
+    for (const uint32_t ch : sc.named)
       if (sc.credit[ch] > sc.credit[best]) best = ch;
-    sc.credit[best] = -HUGE_VAL;  // start() resets it with the other touched choices
+    sc.credit[best] = -HUGE_VAL;  // start() resets it with the other named choices
     if (!admissible(*src.choices[best].kernel, p, ctx, device, allow_vendor)) continue;
     explain_by_nearest(src, sc, best, out);
     if (sc.nearest.size() > 1) {

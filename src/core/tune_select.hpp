@@ -18,16 +18,13 @@ struct ShapePlace {
   std::array<bool, 3> multiple_of_16;
 };
 
-// A measured candidate of an entry with its kernel resolved, and what the tile model needs of
-// that kernel on this device.
+// A measured candidate of an entry with its kernel resolved.
 struct ResolvedCandidate {
   const GemmKernel* kernel = nullptr;
   int split_k = 0;
   double time_s = 0;
-  TileModelDevice device;     // SMs, its blocks per SM, bandwidth
   double per_work_s = 0;      // seconds_per_work() at the entry's shape, computed once
   std::string note;           // ": <id> with split-k N took 0.4 ms there", made once
-  size_t grid = 0;            // its kernel's place in TunedSource::grid_kernels of the entry
   size_t choice = 0;          // its (kernel, split) in TunedSource::choices
 };
 
@@ -48,12 +45,18 @@ struct TunedSource {
   // Per entry, its candidates whose ids are registered (empty: choose the winner as measured),
   // one per choice: the fastest measured of those that name it.
   std::vector<std::vector<ResolvedCandidate>> candidates;
-  // Per entry, the index of one candidate of each distinct kernel among them: a selection
-  // computes each kernel's TileGrid once, however many splits of it were measured.
-  std::vector<std::vector<size_t>> grid_kernels;
   // The distinct choices that the entries' candidates name, numbered once for the whole source:
   // a selection scores them in arrays indexed by that number.
   std::vector<TunedChoice> choices;
+  // Each choice's kernel as the tile model reads it on this device, by the choice's number: a
+  // search models each choice it meets once, from this short array.
+  std::vector<TileModelKernel> choice_models;
+  // The entries' candidates again, flat, the two things the ensemble's walk over them reads:
+  // entry i's are [candidate_begin[i], candidate_begin[i + 1]), in the order of `candidates`,
+  // each its choice's number and its seconds per unit of work.
+  std::vector<size_t> candidate_begin;
+  std::vector<uint32_t> candidate_choice;
+  std::vector<double> candidate_per_work_s;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
   std::vector<std::string> notes;
   // The entries grouped by class (TuneBucket::same_class), in order of first appearance: a

@@ -558,9 +558,10 @@ TEST(PickTuned, TheNearestShapesRankTheChoicesTogether) {
   EXPECT_EQ(out.kernel->info.id, "picky") << out.reason;
 }
 
-// Candidates of one kernel share its TileGrid (computed once per kernel and call): the choice is
-// the one the per-candidate model makes, at shapes where the splits and the tiles trade places.
-TEST(PickTuned, KernelsSharedBySeveralSplitsChooseAsTheModelDoes) {
+// Splits of one kernel are choices of their own, each modelled with its split (from the kernel
+// prepared once, TunedSource::choice_models): the choice is the one the model makes candidate by
+// candidate, at shapes where the splits and the tiles trade places.
+TEST(PickTuned, SplitsOfOneKernelChooseAsTheModelDoes) {
   KernelList<GemmKernel> list;
   list.add(tiled_kernel("big", 128, 256, 8, -1));
   list.add(tiled_kernel("small", 64, 64, 16, -1));
@@ -568,8 +569,6 @@ TEST(PickTuned, KernelsSharedBySeveralSplitsChooseAsTheModelDoes) {
   e.candidates = {{"big", 0, 0.30e-3}, {"small", 0, 0.32e-3}, {"big", 4, 0.25e-3},
                   {"small", 8, 0.26e-3}, {"big", 2, 0.27e-3}, {"small", 2, 0.29e-3}};
   const TunedSource src = make_tuned_source("test", {e}, list, h200_like);
-  ASSERT_EQ(src.grid_kernels.size(), 1u);
-  EXPECT_EQ(src.grid_kernels[0], (std::vector<size_t>{0, 1}));
   for (const auto& shape : std::vector<std::array<int64_t, 3>>{
            {1024, 1024, 4096}, {300, 300, 16000}, {2000, 2000, 500}, {1500, 700, 3000}}) {
     const Buffers x(shape[0], shape[1], shape[2]);
@@ -578,7 +577,7 @@ TEST(PickTuned, KernelsSharedBySeveralSplitsChooseAsTheModelDoes) {
     for (const ResolvedCandidate& c : src.candidates[0]) {
       const double t = carry_time(c.per_work_s,
                                   tile_model_cost(c.kernel->info.tiling, c.split_k, shape[0],
-                                                  shape[1], shape[2], c.device));
+                                                  shape[1], shape[2], h200_like(*c.kernel)));
       if (t < best) {
         best = t;
         want = c.kernel->info.id + " " + std::to_string(c.split_k);
@@ -638,6 +637,33 @@ TEST(PickTuned, OneCandidatePerChoiceTheFastest) {
 
 // Step 10's own split and the model's agree (one function), and the model charges a split's
 // reduction pass: 64 tiles of 64×64 with 4 blocks an SM take 8 slices at 512×512×4096.
+// The model's divisions by multiplication (Divisor) are the integer divisions: every divisor
+// from 1 to 3000 (powers of two, the SM counts, tile sizes) and some up to 2^32, at numerators
+// around their multiples, near 2^32 where the multiplication stops, and past it.
+TEST(TileModel, DivisorIsIntegerDivision) {
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d <= 3000; ++d) divisors.push_back(d);
+  for (int64_t d : {65535LL, 65536LL, 1000003LL, (1LL << 31) - 1, 1LL << 31, (1LL << 32) - 1,
+                    1LL << 32, (1LL << 32) + 7})
+    divisors.push_back(d);
+  for (const int64_t d : divisors) {
+    const Divisor divisor(d);
+    std::vector<int64_t> numerators = {0, 1, 2, d - 1, d, d + 1, 2 * d - 1, 2 * d, 7 * d + 3};
+    for (int64_t n : {(1LL << 32) - 2, (1LL << 32) - 1, 1LL << 32, (1LL << 32) + 1, 1LL << 40})
+      numerators.push_back(n);
+    for (int64_t q = 1; q < (1LL << 32) / d; q = q * 3 + 1) {
+      numerators.push_back(q * d - 1);
+      numerators.push_back(q * d);
+    }
+    for (const int64_t n : numerators) {
+      if (n < 0) continue;
+      ASSERT_EQ(divisor.floor_of(n), n / d) << n << " / " << d;
+      ASSERT_EQ(divisor.ceil_of(n), (n + d - 1) / d) << n << " / " << d;
+    }
+  }
+  EXPECT_EQ(Divisor(0).value(), 1);  // a missing count divides as 1, as the model's max(1, ·)
+}
+
 TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {
   EXPECT_EQ(default_k_slices(512, 512, 4096, 64, 64, 16, 132 * 4), 8);
   EXPECT_EQ(default_k_slices(4096, 4096, 4096, 64, 64, 16, 132 * 4), 1);  // the tiles fill it
@@ -799,6 +825,72 @@ TEST_F(TuneCacheTest, SelectionCostPerCall) {
   RecordProperty("tuned_selection_us", std::to_string(tuned));
   EXPECT_LT(tuned, 50.0);
   EXPECT_LT(few, 50.0);
+}
+
+// What a search costs on the CUDA path, measured where no GPU is: the shipped H200 table over the
+// registered CUDA kernels and a stand-in H200 (each kernel modelled at 2 blocks per SM; the real
+// figures come from the occupancy of the GPU's compiled kernels, which the model's arithmetic
+// does not depend on), through pick_tuned, at shapes that all search (NT near 2200³, as
+// TuneGpu.SelectionCostWithTheShippedTable on the GPU). Printed, not asserted: the GPU test and
+// `tilekit tune --evaluate` report the figure for the target; this one is for work on
+// the search where there is no GPU.
+TEST(PickTuned, SearchCostOverTheShippedH200Table) {
+  TuneDeviceKey key;
+  key.backend = "cuda";
+  key.name = "NVIDIA H200";
+  key.sm_count = 132;
+  key.compute_capability = 90;
+  std::vector<TuneEntry> table = shipped_tune_table(key, nullptr);
+  const KernelList<GemmKernel>& gemm = Registry::instance().gemm;
+  if (table.empty() || !gemm.find(table.front().kernel))
+    GTEST_SKIP() << "no shipped H200 table, or its CUDA kernels are not in this build";
+  DeviceInfo h200;
+  h200.name = key.name;
+  h200.cc_major = 9;
+  h200.sm_count = 132;
+  h200.max_threads_per_block = 1024;
+  h200.max_threads_per_sm = 2048;
+  h200.max_blocks_per_sm = 32;
+  h200.regs_per_sm = h200.regs_per_block = 65536;
+  h200.smem_per_sm_bytes = 233472;
+  h200.smem_per_block_bytes = 49152;
+  h200.smem_per_block_optin_bytes = 232448;
+  h200.reserved_smem_per_block_bytes = 1024;
+  const TunedSource src = make_tuned_source("shipped table", std::move(table), gemm,
+                                            [](const GemmKernel&) {
+                                              return TileModelDevice{132, 2, 3.6e12};
+                                            });
+  const Context ctx = Context::cuda(0);
+  alignas(16) static float nothing[8];  // selection reads shapes, types and addresses only
+  for (const GemmTypes& types :
+       {GemmTypes{}, GemmTypes{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16}}) {
+    std::vector<GemmProblem> shapes;
+    for (int64_t d = 0; d < 16; ++d) {
+      GemmProblem p;
+      p.op_b = Op::kT;
+      p.m = 2200 - d;
+      p.n = p.k = 2200;
+      p.types = types;
+      p.a = p.b = p.c = nothing;
+      p.lda = p.min_lda();
+      p.ldb = p.min_ldb();
+      p.ldc = p.min_ldc();
+      shapes.push_back(p);
+    }
+    Selection<GemmProblem> out;
+    for (const GemmProblem& p : shapes)
+      ASSERT_TRUE(pick_tuned(src, p, ctx, &h200, false, &out)) << p.describe();
+    constexpr int kCalls = 20000;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kCalls; ++i)
+      (void)pick_tuned(src, shapes[i % shapes.size()], ctx, &h200, false, &out);
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+        kCalls;
+    std::printf("%s NT 2200^3 over the shipped H200 table: %.3f us a search (%s)\n",
+                types_tag(types).c_str(), us, out.kernel->info.id.c_str());
+    RecordProperty(types_tag(types) + "_search_us", std::to_string(us));
+  }
 }
 
 // A remembered selection is the one a fresh search makes: each shape's first answer (a search)
