@@ -264,8 +264,13 @@ void describe_choice(const TunedSource& src, size_t i, const ResolvedCandidate& 
 }
 
 void append_distance(double distance, Selection<GemmProblem>* out) {
-  out->reason += distance == 0 ? " (this shape)"
-                               : " (nearest shape, distance " + format_distance(distance) + ")";
+  if (distance == 0) {
+    out->reason += " (this shape)";
+    return;
+  }
+  out->reason += " (nearest shape, distance ";  // in pieces: no temporary string to allocate
+  out->reason += format_distance(distance);
+  out->reason += ')';
 }
 
 // The entry's choice for p: its admissible candidate of least carried time (tried in that order;
