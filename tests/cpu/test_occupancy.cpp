@@ -5,6 +5,7 @@
 // toolkit; test_occupancy_vs_header.cpp compares with NVIDIA's cuda_occupancy.h where it exists.
 #include <gtest/gtest.h>
 
+#include "support/stand_in_device.hpp"
 #include "tilekit/occupancy.hpp"
 
 namespace tilekit {
@@ -254,25 +255,10 @@ TEST(Occupancy, BadInputIsRefused) {
   refused(256, 32, 0, 0, -2, "--carveout -2");
 }
 
-DeviceInfo h200() {
-  DeviceInfo d;
-  d.name = "NVIDIA H200";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.max_threads_per_block = 1024;
-  d.max_threads_per_sm = 2048;
-  d.max_blocks_per_sm = 32;
-  d.regs_per_sm = d.regs_per_block = 65536;
-  d.smem_per_sm_bytes = 228 * kKiB;
-  d.smem_per_block_bytes = 48 * kKiB;
-  d.smem_per_block_optin_bytes = 227 * kKiB;
-  d.reserved_smem_per_block_bytes = kKiB;
-  return d;
-}
+using testing::stand_in_h200;
 
 TEST(Occupancy, LiveDeviceGetsItsFamilysRules) {
-  const ArchProperties a = architecture_of(h200());
+  const ArchProperties a = architecture_of(stand_in_h200());
   EXPECT_EQ(a.reg_alloc_unit, 256);
   EXPECT_EQ(a.smem_alloc_unit, 128u);
   EXPECT_EQ(a.barriers_per_sm, 64);
@@ -282,7 +268,7 @@ TEST(Occupancy, LiveDeviceGetsItsFamilysRules) {
 }
 
 TEST(Occupancy, UnknownFamilyIsNotSupported) {
-  DeviceInfo d = h200();
+  DeviceInfo d = stand_in_h200();
   d.cc_major = 42;  // a compute capability whose allocation rules tilekit has not learned
   OccupancyResult r;
   const Status s = compute_occupancy(architecture_of(d), {256, 64, 0, 0}, &r);

@@ -13,6 +13,7 @@
 #include "core/dispatch.hpp"
 #include "core/tile_model.hpp"
 #include "core/tune_select.hpp"
+#include "support/stand_in_device.hpp"
 #include "tilekit/tilekit.hpp"
 #include "tilekit/tune_cache.hpp"
 
@@ -844,18 +845,7 @@ TEST(PickTuned, SearchCostOverTheShippedH200Table) {
   const KernelList<GemmKernel>& gemm = Registry::instance().gemm;
   if (table.empty() || !gemm.find(table.front().kernel))
     GTEST_SKIP() << "no shipped H200 table, or its CUDA kernels are not in this build";
-  DeviceInfo h200;
-  h200.name = key.name;
-  h200.cc_major = 9;
-  h200.sm_count = 132;
-  h200.max_threads_per_block = 1024;
-  h200.max_threads_per_sm = 2048;
-  h200.max_blocks_per_sm = 32;
-  h200.regs_per_sm = h200.regs_per_block = 65536;
-  h200.smem_per_sm_bytes = 233472;
-  h200.smem_per_block_bytes = 49152;
-  h200.smem_per_block_optin_bytes = 232448;
-  h200.reserved_smem_per_block_bytes = 1024;
+  const DeviceInfo h200 = testing::stand_in_h200();
   const TunedSource src = make_tuned_source("shipped table", std::move(table), gemm,
                                             [](const GemmKernel&) {
                                               return TileModelDevice{132, 2, 3.6e12};
