@@ -829,10 +829,11 @@ TEST_F(TuneCacheTest, SelectionCostPerCall) {
 }
 
 // What a search costs on the CUDA path, measured where no GPU is: the shipped H200 table over the
-// registered CUDA kernels and a stand-in H200 (each kernel modelled at 2 blocks per SM; the real
-// figures come from the occupancy of the GPU's compiled kernels, which the model's arithmetic
-// does not depend on), through pick_tuned, at shapes that all search (NT near 2200³, as
-// TuneGpu.SelectionCostWithTheShippedTable on the GPU). Printed, not asserted: the GPU test and
+// registered CUDA kernels and a stand-in H200 (each kernel modelled at 2 blocks per SM; on a GPU
+// the figure comes from its compiled kernel's occupancy, and the model does the same arithmetic
+// either way), through pick_tuned, at 16 shapes NT near 2200³ (as
+// TuneGpu.SelectionCostWithTheShippedTable on the GPU); each must get a choice. Timed and
+// printed, not asserted: the GPU test and
 // `tilekit tune --evaluate` report the figure for the target; this one is for work on
 // the search where there is no GPU.
 TEST(PickTuned, SearchCostOverTheShippedH200Table) {
