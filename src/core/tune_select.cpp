@@ -216,18 +216,12 @@ TunedSource make_tuned_source(
       else if (r.time_s < same->time_s)
         *same = std::move(r);
     }
-    s.candidate_begin.push_back(s.candidate_choice.size());
-    for (const ResolvedCandidate& r : resolved) {
-      s.candidate_choice.push_back(static_cast<uint32_t>(r.choice));
-      s.candidate_per_work_s.push_back(r.per_work_s);
-    }
     s.candidates.push_back(std::move(resolved));
     s.notes.push_back(s.name + ", " + e.bucket.describe() +
                       (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) +
                                  "x" + std::to_string(e.k)
                            : std::string()));
   }
-  s.candidate_begin.push_back(s.candidate_choice.size());
   return s;
 }
 
@@ -370,9 +364,8 @@ void model_named_choices(const TunedSource& src, const GemmProblem& p, EnsembleS
   const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
   char* const modelled = sc->modelled.data();
   for (const auto& near : sc->nearest) {
-    const size_t i = near.second;
-    for (size_t c = src.candidate_begin[i]; c < src.candidate_begin[i + 1]; ++c) {
-      const uint32_t ch = src.candidate_choice[c];
+    for (const ResolvedCandidate& c : src.candidates[near.second]) {
+      const uint32_t ch = static_cast<uint32_t>(c.choice);
       if (modelled[ch]) continue;
       modelled[ch] = 1;
       sc->named.push_back(ch);
@@ -394,14 +387,13 @@ void credit_neighbour(const TunedSource& src, size_t j, EnsembleScratch* sc) {
   const auto [distance, i] = sc->nearest[j];
   const double near = distance + 0.1;  // weight 1 / (distance + 0.1)³, tune_select.hpp
   const double w = 1.0 / (near * near * near);
-  const size_t begin = src.candidate_begin[i], named = src.candidate_begin[i + 1] - begin;
-  const uint32_t* const choice = src.candidate_choice.data() + begin;
-  const double* const per_work_s = src.candidate_per_work_s.data() + begin;
+  const ResolvedCandidate* const candidates = src.candidates[i].data();
+  const size_t named = src.candidates[i].size();
   const TileModelCost* const at_want = sc->at_want.data();
   double* const carried = sc->carried.data();
   double least = HUGE_VAL;
   for (size_t c = 0; c < named; ++c) {
-    carried[c] = carry_time(per_work_s[c], at_want[choice[c]]);
+    carried[c] = carry_time(candidates[c].per_work_s, at_want[candidates[c].choice]);
     least = std::min(least, carried[c]);
   }
   // A ratio past the cap gets no credit, so its y, in [0.5, 1), goes through the series but is
@@ -415,7 +407,7 @@ void credit_neighbour(const TunedSource& src, size_t j, EnsembleScratch* sc) {
   double* const credit = sc->credit.data();
   for (size_t c = 0; c < named; ++c)
     if (carried[c] < kTunedMissingRatio * least)  // else the capped ratio: no credit
-      credit[choice[c]] += w * (log_cap - logs[c]);
+      credit[candidates[c].choice] += w * (log_cap - logs[c]);
 }
 
 // Explains choice `ch` by the nearest neighbour that measured it: its candidate of that choice

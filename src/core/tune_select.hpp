@@ -51,12 +51,6 @@ struct TunedSource {
   // Each choice's kernel as the tile model reads it on this device, by the choice's number: a
   // search models each choice it meets once, from this short array.
   std::vector<TileModelKernel> choice_models;
-  // The entries' candidates again, flat, the two things the ensemble's walk over them reads:
-  // entry i's are [candidate_begin[i], candidate_begin[i + 1]), in the order of `candidates`,
-  // each its choice's number and its seconds per unit of work.
-  std::vector<size_t> candidate_begin;
-  std::vector<uint32_t> candidate_choice;
-  std::vector<double> candidate_per_work_s;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
   std::vector<std::string> notes;
   // The entries grouped by class (TuneBucket::same_class), in order of first appearance: a
