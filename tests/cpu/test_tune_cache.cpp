@@ -636,8 +636,6 @@ TEST(PickTuned, OneCandidatePerChoiceTheFastest) {
   EXPECT_EQ(src.candidates[0][2].split_k, 4);
 }
 
-// Step 10's own split and the model's agree (one function), and the model charges a split's
-// reduction pass: 64 tiles of 64×64 with 4 blocks an SM take 8 slices at 512×512×4096.
 // The model's divisions by multiplication (Divisor) are the integer divisions: every divisor
 // from 1 to 3000 (powers of two, the SM counts, tile sizes) and some up to 2^32, at numerators
 // around their multiples, near 2^32 where the multiplication stops, and past it.
@@ -665,6 +663,8 @@ TEST(TileModel, DivisorIsIntegerDivision) {
   EXPECT_EQ(Divisor(0).value(), 1);  // a missing count divides as 1, as the model's max(1, ·)
 }
 
+// Step 10's own split and the model's agree (one function), and the model charges a split's
+// reduction pass: 64 tiles of 64×64 with 4 blocks an SM take 8 slices at 512×512×4096.
 TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {
   EXPECT_EQ(default_k_slices(512, 512, 4096, 64, 64, 16, 132 * 4), 8);
   EXPECT_EQ(default_k_slices(4096, 4096, 4096, 64, 64, 16, 132 * 4), 1);  // the tiles fill it
