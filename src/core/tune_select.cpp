@@ -117,13 +117,11 @@ bool admissible(const GemmKernel& k, const GemmProblem& p, const Context& ctx,
   return static_cast<bool>(check_kernel(k, p, ctx, device));  // types, backend, SM, can_implement
 }
 
-// Two significant digits, as "%.2g" writes them. to_chars, not a stream or snprintf: the
-// explanation is built on every call that searches, and their locale and format parsing cost a
-// tenth of a search.
-std::string format_distance(double d) {
-  char text[32];
-  const auto end = std::to_chars(text, text + sizeof text, d, std::chars_format::general, 2).ptr;
-  return std::string(text, end);
+// x rounded to a whole number as llround does (halves away from zero), for x ≥ 0 and without
+// the library call.
+uint64_t rounded(double x) {
+  const double whole = std::floor(x);
+  return static_cast<uint64_t>(whole) + (x - whole >= 0.5 ? 1 : 0);
 }
 
 std::string format_time(double s) {
@@ -151,15 +149,28 @@ constexpr double kDivisibilityDistance = 0.5;
 
 ShapePlace place_of(const Shape& s) {
   auto l = [](int64_t x) { return std::log2(static_cast<double>(std::max<int64_t>(x, 1))); };
-  return {{l(s.m), l(s.n), l(s.k)}, {s.m % 16 == 0, s.n % 16 == 0, s.k % 16 == 0}};
+  auto divides = [](int64_t x) { return x % 16 == 0 ? 1.0 : 0.0; };
+  return {{l(s.m), l(s.n), l(s.k)}, {divides(s.m), divides(s.n), divides(s.k)}};
 }
 
-double shape_distance(const ShapePlace& a, const ShapePlace& b) {
-  double d = 0;
-  for (int i = 0; i < 3; ++i)
-    d += std::abs(a.log2[i] - b.log2[i]) +
-         (a.multiple_of_16[i] != b.multiple_of_16[i] ? kDivisibilityDistance : 0);
-  return d;
+// The distance from `at` to each entry of `cls`, by position (tune_select.hpp: the sum of
+// |Δ log2| of m, n and k, plus kDivisibilityDistance for each size that divides by 16
+// differently), into `out`: one loop over the class's arrays, which vectorizes. Each entry's
+// terms are added in the order m, n, k, the same sum whichever loop computes it.
+void class_distances(const TunedClass& cls, const ShapePlace& at, std::vector<double>* out) {
+  const size_t count = cls.entries.size();
+  out->resize(count);
+  double* const d = out->data();
+  const double *lm = cls.log2[0].data(), *ln = cls.log2[1].data(), *lk = cls.log2[2].data();
+  const double *fm = cls.multiple_of_16[0].data(), *fn = cls.multiple_of_16[1].data(),
+               *fk = cls.multiple_of_16[2].data();
+  for (size_t e = 0; e < count; ++e)
+    d[e] = (std::abs(lm[e] - at.log2[0]) +
+            kDivisibilityDistance * std::abs(fm[e] - at.multiple_of_16[0])) +
+           (std::abs(ln[e] - at.log2[1]) +
+            kDivisibilityDistance * std::abs(fn[e] - at.multiple_of_16[1])) +
+           (std::abs(lk[e] - at.log2[2]) +
+            kDivisibilityDistance * std::abs(fk[e] - at.multiple_of_16[2]));
 }
 
 // C's rows and columns as the kernels compute them (a column-major problem is its transpose).
@@ -168,6 +179,47 @@ Shape row_major_view(const Shape& s, Layout layout) {
 }
 
 }  // namespace
+
+// Appends `v` in decimal: integer to_chars, no locale or format parsing.
+void append_decimal(std::string* s, uint64_t v) {
+  char text[24];
+  s->append(text, std::to_chars(text, text + sizeof text, v).ptr);
+}
+
+// Appends `d` (≥ 0) with two significant digits, as "%.2g" writes it. The explanation is built on
+// every call that searches, and to_chars's general format (an exact decimal expansion) was a
+// third of building it. So values from 0.001 to 99 are rounded here to two digits (whole units,
+// tenths, hundredths…), and to_chars writes the rest: values outside that range, those that
+// round up to a third digit, and those within 1e-6 of a halfway point, where the product's own
+// rounding might decide. TuneSelect.TwoDigitsAsPrintfWrites compares the two.
+void append_two_digits(std::string* s, double d) {
+  int decimals = 0;  // in "%.2g"'s fixed notation: 1 − d's decimal exponent
+  double scale = 1;
+  for (; decimals <= 4 && d * scale < 10; ++decimals) scale *= 10;
+  const double scaled = d * scale, whole = std::floor(scaled), frac = scaled - whole;
+  const int digits = static_cast<int>(whole) + (frac > 0.5 ? 1 : 0);
+  if (decimals > 4 || digits >= 100 || std::abs(frac - 0.5) < 1e-6) {
+    char text[32];
+    s->append(text, std::to_chars(text, text + sizeof text, d, std::chars_format::general, 2).ptr);
+    return;
+  }
+  const char high = static_cast<char>('0' + digits / 10), low = static_cast<char>('0' + digits % 10);
+  if (decimals == 0) {  // 10 to 99
+    *s += high;
+    *s += low;
+    return;
+  }
+  if (decimals == 1) {  // 1.0 to 9.9
+    *s += high;
+  } else {  // 0.10 to 0.99, 0.010 to 0.099, 0.0010 to 0.0099
+    *s += "0.";
+    s->append(static_cast<size_t>(decimals - 2), '0');
+    *s += high;
+  }
+  if (low == '0') return;  // "%g" drops trailing zeros
+  if (decimals == 1) *s += '.';
+  *s += low;
+}
 
 TunedSource make_tuned_source(
     std::string name, std::vector<TuneEntry> entries, const KernelList<GemmKernel>& list,
@@ -178,11 +230,18 @@ TunedSource make_tuned_source(
   for (size_t i = 0; i < s.entries.size(); ++i) {
     const TuneEntry& e = s.entries[i];
     auto group = std::find_if(s.classes.begin(), s.classes.end(),
-                              [&](const auto& c) { return c.first.same_class(e.bucket); });
-    if (group == s.classes.end()) group = s.classes.insert(s.classes.end(), {e.bucket, {}});
-    group->second.push_back(i);
+                              [&](const TunedClass& c) { return c.bucket.same_class(e.bucket); });
+    if (group == s.classes.end()) {
+      group = s.classes.insert(s.classes.end(), TunedClass{});
+      group->bucket = e.bucket;
+    }
+    group->entries.push_back(i);
+    const ShapePlace place = place_of(entry_shape(e));
+    for (size_t d = 0; d < 3; ++d) {
+      group->log2[d].push_back(place.log2[d]);
+      group->multiple_of_16[d].push_back(place.multiple_of_16[d]);
+    }
     s.kernels.push_back(list.find(e.kernel));
-    s.places.push_back(place_of(entry_shape(e)));
     std::vector<ResolvedCandidate> resolved;
     const Shape at = row_major_view(entry_shape(e), e.bucket.layout);
     for (const TuneCandidate& c : e.candidates) {
@@ -216,12 +275,19 @@ TunedSource make_tuned_source(
       else if (r.time_s < same->time_s)
         *same = std::move(r);
     }
+    group->has_candidates.push_back(!resolved.empty());
     s.candidates.push_back(std::move(resolved));
     s.notes.push_back(s.name + ", " + e.bucket.describe() +
                       (e.m ? " measured at " + std::to_string(e.m) + "x" + std::to_string(e.n) +
                                  "x" + std::to_string(e.k)
                            : std::string()));
   }
+  // Each entry's set of choices, as bits: a selection lists the union of its neighbours' sets.
+  s.choice_set_words = (s.choices.size() + 63) / 64;
+  s.choice_sets.assign(s.entries.size() * s.choice_set_words, 0);
+  for (size_t i = 0; i < s.entries.size(); ++i)
+    for (const ResolvedCandidate& c : s.candidates[i])
+      s.choice_sets[i * s.choice_set_words + c.choice / 64] |= uint64_t{1} << (c.choice % 64);
   return s;
 }
 
@@ -243,9 +309,8 @@ void carried_times(const TunedSource& src, size_t i, Shape want, Layout layout,
                                                             want.m, want.n, want.k)));
 }
 
-// The explanation of candidate c of entry i, carried to p's shape in `carried_s`. Whole
-// microseconds through to_string, not a stream or printf: it is built on every call that
-// searches and must stay cheap.
+// The explanation of candidate c of entry i, carried to p's shape in `carried_s` (in whole
+// microseconds, appended as digits: it is built on every call that searches).
 void describe_choice(const TunedSource& src, size_t i, const ResolvedCandidate& c,
                      double carried_s, Selection<GemmProblem>* out) {
   out->kernel = c.kernel;
@@ -253,7 +318,7 @@ void describe_choice(const TunedSource& src, size_t i, const ResolvedCandidate& 
   out->reason = src.notes[i];
   out->reason += c.note;
   out->reason += ", ";
-  out->reason += std::to_string(std::llround(carried_s * 1e6));
+  append_decimal(&out->reason, rounded(carried_s * 1e6));
   out->reason += " us by the tile model here";
 }
 
@@ -263,7 +328,7 @@ void append_distance(double distance, Selection<GemmProblem>* out) {
     return;
   }
   out->reason += " (nearest shape, distance ";  // in pieces: no temporary string to allocate
-  out->reason += format_distance(distance);
+  append_two_digits(&out->reason, distance);
   out->reason += ')';
 }
 
@@ -301,29 +366,23 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
 
 // The ensemble's scratch, per thread and reused: a selection allocates nothing of its own.
 struct EnsembleScratch {
+  std::vector<double> distance;  // to each entry of the class asked about, by position
   std::vector<std::pair<double, size_t>> nearest;  // (distance, entry), the neighbours in order
-  // Per choice; credit and modelled are zero between selections (only the named ones are
-  // reset), so that a search does not clear arrays as long as all the source's choices.
-  std::vector<double> credit;  // Σ w·(log cap − log capped ratio)
-  std::vector<char> modelled;  // whether at_want holds it for this selection
-  // The tile model at the shape asked for: it depends on the choice alone, so it is computed
-  // once per selection however many neighbours measured the choice.
+  // Per choice, set for the named ones only (a search does not clear arrays as long as all the
+  // source's choices): Σ w·(log cap − log capped ratio), and the tile model at the shape asked
+  // for, which depends on the choice alone, so it is computed once per selection however many
+  // neighbours measured the choice.
+  std::vector<double> credit;
   std::vector<TileModelCost> at_want;
-  std::vector<uint32_t> named;  // every choice some neighbour names, in the order met
+  std::vector<uint32_t> named;  // every choice some neighbour names, in ascending number
   // Per candidate of the current neighbour (one per choice): its carried time, then its log ratio.
   std::vector<double> carried;
   std::vector<float> ratio_log;
 
   // Ready for a selection over `choices` choices.
   void start(size_t choices) {
-    if (credit.size() == choices) {
-      for (const uint32_t ch : named) {
-        credit[ch] = 0;
-        modelled[ch] = 0;
-      }
-    } else {
-      credit.assign(choices, 0);
-      modelled.assign(choices, 0);
+    if (credit.size() != choices) {
+      credit.resize(choices);
       at_want.resize(choices);
       carried.resize(choices);
       ratio_log.resize(choices);
@@ -331,49 +390,59 @@ struct EnsembleScratch {
     named.clear();
   }
 };
+// The index of the lowest set bit of a nonzero word (C++20's countr_zero).
+int lowest_bit(uint64_t word) { return __builtin_ctzll(word); }
+
 EnsembleScratch& ensemble_scratch() {
   thread_local EnsembleScratch scratch;
   return scratch;
 }
 
-// Up to kTunedNeighbours entries of `group` that have candidates, nearest first (ties by index),
-// into scratch.nearest; false when the nearest entry of all has none (a cache of winners only).
-bool nearest_with_candidates(const TunedSource& src, const std::vector<size_t>& group,
-                             const ShapePlace& at, EnsembleScratch* scratch) {
+// Up to kTunedNeighbours entries of `cls` that have candidates, nearest first (ties by index),
+// into scratch.nearest, from the class's distances (class_distances); false when the nearest
+// entry of all has none (a cache of winners only). Entries come in ascending index, so a strict
+// comparison of distances keeps the earlier entry of a tie.
+bool nearest_with_candidates(const TunedClass& cls, const std::vector<double>& distance,
+                             EnsembleScratch* scratch) {
   using Near = std::pair<double, size_t>;
-  Near nearest_any{HUGE_VAL, 0};
+  double nearest_any = HUGE_VAL;
+  size_t nearest_any_at = 0;
   std::array<Near, kTunedNeighbours> nearest;
   size_t count = 0;
-  for (const size_t i : group) {
-    const Near here{shape_distance(src.places[i], at), i};
-    nearest_any = std::min(nearest_any, here);
-    if (src.candidates[i].empty() || (count == nearest.size() && !(here < nearest.back())))
+  for (size_t at = 0; at < distance.size(); ++at) {
+    const double d = distance[at];
+    if (d < nearest_any) {
+      nearest_any = d;
+      nearest_any_at = at;
+    }
+    if (!cls.has_candidates[at] || (count == nearest.size() && !(d < nearest.back().first)))
       continue;
     // Insertion into the sorted few, the farthest dropped when they are full.
     size_t pos = count < nearest.size() ? count++ : nearest.size() - 1;
-    for (; pos > 0 && here < nearest[pos - 1]; --pos) nearest[pos] = nearest[pos - 1];
-    nearest[pos] = here;
+    for (; pos > 0 && d < nearest[pos - 1].first; --pos) nearest[pos] = nearest[pos - 1];
+    nearest[pos] = {d, cls.entries[at]};
   }
   scratch->nearest.assign(nearest.begin(), nearest.begin() + count);
-  return count > 0 && nearest.front() == nearest_any;
+  return count > 0 && nearest.front().second == cls.entries[nearest_any_at];
 }
 
-// Models each choice that the neighbours name at p's shape (at_want), once, and lists it in
-// `named`: in a loop of its own, so that the walk that follows is all arithmetic.
+// Lists the choices that the neighbours name (the union of their sets, TunedSource::choice_sets),
+// in ascending number, and models each at p's shape (at_want), once; their credit starts at 0.
+// In a loop of its own, so that the walk that follows is all arithmetic.
 void model_named_choices(const TunedSource& src, const GemmProblem& p, EnsembleScratch* sc) {
   const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
-  char* const modelled = sc->modelled.data();
-  for (const auto& near : sc->nearest) {
-    for (const ResolvedCandidate& c : src.candidates[near.second]) {
-      const uint32_t ch = static_cast<uint32_t>(c.choice);
-      if (modelled[ch]) continue;
-      modelled[ch] = 1;
-      sc->named.push_back(ch);
-    }
+  const size_t words = src.choice_set_words;
+  for (size_t w = 0; w < words; ++w) {
+    uint64_t set = 0;
+    for (const auto& near : sc->nearest) set |= src.choice_sets[near.second * words + w];
+    for (; set != 0; set &= set - 1)
+      sc->named.push_back(static_cast<uint32_t>(64 * w + static_cast<size_t>(lowest_bit(set))));
   }
-  for (const uint32_t ch : sc->named)
+  for (const uint32_t ch : sc->named) {
+    sc->credit[ch] = 0;
     sc->at_want[ch] = tile_model_cost(src.choice_models[ch], src.choices[ch].split_k, want.m,
                                       want.n, want.k);
+  }
 }
 
 // Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it names
@@ -429,15 +498,15 @@ void explain_by_nearest(const TunedSource& src, const EnsembleScratch& sc, size_
 // The ensemble of the nearest entries with candidates (tune_select.hpp): its admissible choice of
 // most credit, explained by the nearest neighbour that measured it. False when the nearest entry
 // has no candidates or no choice is admissible.
-bool choose_by_ensemble(const TunedSource& src, const std::vector<size_t>& group,
-                        const GemmProblem& p, const Context& ctx, const DeviceInfo* device,
-                        bool allow_vendor, Selection<GemmProblem>* out) {
-  EnsembleScratch& sc = ensemble_scratch();
-  if (!nearest_with_candidates(src, group, place_of({p.m, p.n, p.k}), &sc)) return false;
+bool choose_by_ensemble(const TunedSource& src, const TunedClass& cls, const GemmProblem& p,
+                        const Context& ctx, const DeviceInfo* device, bool allow_vendor,
+                        EnsembleScratch& sc, Selection<GemmProblem>* out) {
+  if (!nearest_with_candidates(cls, sc.distance, &sc)) return false;
   sc.start(src.choices.size());
   model_named_choices(src, p, &sc);
   for (size_t j = 0; j < sc.nearest.size(); ++j) credit_neighbour(src, j, &sc);
-  // Most credit first (ties: the order met), tried until one is admissible.
+  // Most credit first (ties: the lower number, the choice met first in the source), tried until
+  // one is admissible.
   for (size_t tried = 0; tried < sc.named.size(); ++tried) {
     size_t best = sc.named.front();
     for (const uint32_t ch : sc.named)
@@ -447,7 +516,7 @@ bool choose_by_ensemble(const TunedSource& src, const std::vector<size_t>& group
     explain_by_nearest(src, sc, best, out);
     if (sc.nearest.size() > 1) {
       out->reason += "; ranked over the ";
-      out->reason += std::to_string(sc.nearest.size());
+      append_decimal(&out->reason, sc.nearest.size());
       out->reason += " nearest measured shapes";
     }
     return true;
@@ -461,18 +530,20 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out) {
   if (src.entries.empty()) return false;
   const TuneBucket want = bucket_of(p);
-  const auto group = std::find_if(src.classes.begin(), src.classes.end(),
-                                  [&](const auto& c) { return c.first.same_class(want); });
-  if (group == src.classes.end()) return false;
-  if (choose_by_ensemble(src, group->second, p, ctx, device, allow_vendor, out)) return true;
-  const ShapePlace at = place_of({p.m, p.n, p.k});
+  const auto cls = std::find_if(src.classes.begin(), src.classes.end(),
+                                [&](const TunedClass& c) { return c.bucket.same_class(want); });
+  if (cls == src.classes.end()) return false;
+  EnsembleScratch& sc = ensemble_scratch();
+  class_distances(*cls, place_of({p.m, p.n, p.k}), &sc.distance);
+  if (choose_by_ensemble(src, *cls, p, ctx, device, allow_vendor, sc, out)) return true;
   // Entries in (distance, index) order, found by repeated scans rather than a sorted copy: the
-  // nearest entry nearly always has an admissible choice.
+  // nearest entry nearly always has an admissible choice. (choose_from_entry leaves the
+  // distances alone.)
   std::pair<double, size_t> after{-1, 0};
   for (;;) {
     std::pair<double, size_t> next{HUGE_VAL, 0};
-    for (const size_t i : group->second) {
-      const std::pair<double, size_t> here{shape_distance(src.places[i], at), i};
+    for (size_t at = 0; at < cls->entries.size(); ++at) {
+      const std::pair<double, size_t> here{sc.distance[at], cls->entries[at]};
       if (here > after && here < next) next = here;
     }
     if (next.first == HUGE_VAL) return false;

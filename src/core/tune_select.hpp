@@ -12,10 +12,20 @@
 
 namespace tilekit {
 
-// Where a measured shape sits, for distances between shapes (tune_select.cpp).
+// Where a shape sits, for distances between shapes (tune_select.cpp): log2 of m, n and k, and
+// whether each is a multiple of 16 (1 or 0, a double so that the distance is all arithmetic).
 struct ShapePlace {
   std::array<double, 3> log2;
-  std::array<bool, 3> multiple_of_16;
+  std::array<double, 3> multiple_of_16;
+};
+
+// The entries of one class (TuneBucket::same_class), with where their shapes sit in one array
+// per coordinate, so that a selection's distances to them are one loop that vectorizes.
+struct TunedClass {
+  TuneBucket bucket;
+  std::vector<size_t> entries;  // ascending
+  std::array<std::vector<double>, 3> log2, multiple_of_16;  // by position in `entries`
+  std::vector<char> has_candidates;
 };
 
 // A measured candidate of an entry with its kernel resolved.
@@ -41,7 +51,6 @@ struct TunedSource {
   std::string name;  // "cache /path/file.json", "shipped table"
   std::vector<TuneEntry> entries;
   std::vector<const GemmKernel*> kernels;  // per entry; nullptr: the id is no longer registered
-  std::vector<ShapePlace> places;          // per entry, where its shape sits (tune_select.cpp)
   // Per entry, its candidates whose ids are registered (empty: choose the winner as measured),
   // one per choice: the fastest measured of those that name it.
   std::vector<std::vector<ResolvedCandidate>> candidates;
@@ -51,11 +60,15 @@ struct TunedSource {
   // Each choice's kernel as the tile model reads it on this device, by the choice's number: a
   // search models each choice it meets once, from this short array.
   std::vector<TileModelKernel> choice_models;
+  // Per entry, the set of choices its candidates name: choice c is bit c % 64 of word c / 64 of
+  // the entry's choice_set_words words.
+  std::vector<uint64_t> choice_sets;
+  size_t choice_set_words = 0;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
   std::vector<std::string> notes;
-  // The entries grouped by class (TuneBucket::same_class), in order of first appearance: a
-  // selection scans only its own class's entries.
-  std::vector<std::pair<TuneBucket, std::vector<size_t>>> classes;
+  // The entries grouped by class, in order of first appearance: a selection scans only its own
+  // class's entries.
+  std::vector<TunedClass> classes;
 };
 
 // Resolves the entries' ids in `list` (ids it lacks become nullptr and are never chosen);
@@ -97,6 +110,11 @@ inline float log_of_ratio(float y) {
   const float high = (1.0f / 9 + z * (1.0f / 11)) + z2 * (1.0f / 13 + z * (1.0f / 15));
   return 2 * y * (low + z4 * high);
 }
+
+// The explanation's numbers, appended without streams or printf: `v` in decimal, and `d` ≥ 0
+// with two significant digits exactly as "%.2g" writes it (tune_select.cpp).
+void append_decimal(std::string* s, uint64_t v);
+void append_two_digits(std::string* s, double d);
 
 // A tune cache file compiled into the library: src/core/tune_tables/<file>, generated into a
 // source file by cmake/shipped_tune_tables.cmake.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 #include <tuple>
 
@@ -634,6 +635,39 @@ TEST(PickTuned, OneCandidatePerChoiceTheFastest) {
   EXPECT_EQ(src.candidates[0][0].split_k, 4);  // the first of the two equally fast
   EXPECT_EQ(src.candidates[0][1].split_k, 2);
   EXPECT_EQ(src.candidates[0][2].split_k, 4);
+}
+
+// The explanation's numbers are printf's: append_two_digits against "%.2g" at halfway points
+// that binary fractions hit exactly (1.25, 12.5, 0.125), at decimal ones they miss by an ulp
+// (0.35, 1.45), at every two-digit value and its neighbours, around the powers of ten and the
+// ends of the range it rounds itself, and at many random values from 1e-5 to 1e3; append_decimal
+// against to_string.
+TEST(TuneSelect, TwoDigitsAsPrintfWrites) {
+  std::vector<double> values{0.001, 0.00099999, 0.0099999, 0.099999, 0.99999, 9.9999, 99.4,
+                             99.5, 99.51, 100, 1e-5, 1e5};
+  for (int e = -4; e <= 2; ++e)
+    for (int digits = 10; digits <= 99; ++digits)
+      for (const double half : {0.0, 0.5, 0.49999, 0.50001}) {
+        const double v = (digits + half) * std::pow(10.0, e - 1);
+        values.insert(values.end(), {v, std::nextafter(v, 0.0), std::nextafter(v, 1e9)});
+      }
+  for (int eighths = 1; eighths < 1000; ++eighths) values.push_back(eighths / 8.0);
+  for (int p = 1; p < 64; ++p) values.push_back(std::ldexp(1.0, -p) * 10);
+  std::mt19937_64 random(7);
+  std::uniform_real_distribution<double> exponent(-5, 3);
+  for (int i = 0; i < 200000; ++i) values.push_back(std::pow(10.0, exponent(random)));
+  for (const double v : values) {
+    char want[32];
+    std::snprintf(want, sizeof want, "%.2g", v);
+    std::string got;
+    append_two_digits(&got, v);
+    ASSERT_EQ(got, want) << std::hexfloat << v;
+  }
+  for (const uint64_t v : {uint64_t{0}, uint64_t{7}, uint64_t{1234567}, ~uint64_t{0}}) {
+    std::string got = "x";
+    append_decimal(&got, v);
+    EXPECT_EQ(got, "x" + std::to_string(v));
+  }
 }
 
 // The model's divisions by multiplication (Divisor) are the integer divisions: every divisor
