@@ -102,9 +102,11 @@ within13 = sum(r["ratio"] <= 1.3 for r in rows)
 worst = max(rows, key=lambda r: r["ratio"])
 select = max(r["select_us"] for r in rows)
 search = max(r.get("select_search_us", 0) for r in rows)
+explain = max(r.get("select_explain_us", 0) for r in rows)
 print(f"{dtype}: {len(rows)} shapes; auto within 1.05x of the fastest own kernel on {within} "
       f"({100 * within / len(rows):.1f}%), within 1.3x on {within13}; worst {worst['ratio']:.3f}x "
-      f"at {worst['ops']} {worst['m']}x{worst['n']}x{worst['k']}; selection at most {select:.2f} us ({search:.2f} us searching)")
+      f"at {worst['ops']} {worst['m']}x{worst['n']}x{worst['k']}; selection at most {select:.2f} us ({search:.2f} us searching, "
+      f"{explain:.2f} us with the explanation)")
 # The sweep's own ratios (one block of samples per row), for comparison with the paired ones.
 sweep = [r["sweep_auto_s"] / r["sweep_best_s"] for r in rows if r.get("sweep_best_s", 0) > 0]
 if sweep:

@@ -222,9 +222,11 @@ inline bool rounds_inputs(const KernelInfo& k) {
 
 // The kernel gemm(..., kernel "auto") runs for `p` on ctx: tilekit's own kernels only (vendor
 // kernels when `allow_vendor`), never a lower-precision compute mode than p.types asks for.
+// out->reason says why (what `tilekit gemm --explain` prints); without `explain` it is left
+// empty, as gemm() selects: the kernel and split are the same, and the text is not written.
 Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, bool allow_vendor,
-                          Selection<GemmProblem>* out);
-// The same without vendor kernels, for callers that need only the kernel.
+                          Selection<GemmProblem>* out, bool explain = true);
+// The same without vendor kernels or the explanation, for callers that need only the kernel.
 Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out);
 
 }  // namespace tilekit

@@ -147,12 +147,15 @@ Status select_kernel(const KernelList<Kernel<P>>& list, const P& p, const Contex
 
 // Kernel "auto": for GEMM the tuned winners come first (src/core/tune_select.cpp: the device's
 // tune cache, then the shipped table), then the ranking above; other ops have only the ranking.
+// Without `explain`, a GEMM's out->reason is left empty: a call that runs the choice never reads
+// it, and writing it was a sixth of a tuned search.
 Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, const Context& ctx,
                    const DeviceInfo* device, bool allow_vendor, const char* op,
-                   Selection<GemmProblem>* out);
+                   Selection<GemmProblem>* out, bool explain = true);
 template <typename P>
 Status select_auto(const KernelList<Kernel<P>>& list, const P& p, const Context& ctx,
-                   const DeviceInfo* device, bool allow_vendor, const char* op, Selection<P>* out) {
+                   const DeviceInfo* device, bool allow_vendor, const char* op, Selection<P>* out,
+                   bool /*explain*/ = true) {
   return select_kernel(list, p, ctx, device, allow_vendor, op, out);
 }
 
@@ -189,7 +192,8 @@ Status dispatch(const KernelList<Kernel<P>>& list, const Kernel<P>* kernel, cons
     TILEKIT_RETURN_IF_ERROR(check_kernel(*kernel, p, ctx, device));
   } else {
     Selection<P> chosen;
-    TILEKIT_RETURN_IF_ERROR(select_auto(list, p, ctx, device, allow_vendor, op, &chosen));
+    TILEKIT_RETURN_IF_ERROR(select_auto(list, p, ctx, device, allow_vendor, op, &chosen,
+                                        /*explain=*/false));
     return execute_kernel(*chosen.kernel, with_selection(p, chosen), ctx, device);
   }
   return execute_kernel(*kernel, p, ctx, device);

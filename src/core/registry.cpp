@@ -105,16 +105,17 @@ bool glob_match(const std::string& pattern, const std::string& text) {
 }
 
 Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, bool allow_vendor,
-                          Selection<GemmProblem>* out) {
+                          Selection<GemmProblem>* out, bool explain) {
   TILEKIT_RETURN_IF_ERROR(validate(p));
   const DeviceInfo* device = nullptr;
   TILEKIT_RETURN_IF_ERROR(check_context(ctx, &device));
-  return select_auto(Registry::instance().gemm, p, ctx, device, allow_vendor, "gemm", out);
+  return select_auto(Registry::instance().gemm, p, ctx, device, allow_vendor, "gemm", out,
+                     explain);
 }
 
 Status select_gemm_kernel(const GemmProblem& p, const Context& ctx, const GemmKernel** out) {
   Selection<GemmProblem> chosen;
-  TILEKIT_RETURN_IF_ERROR(select_gemm_kernel(p, ctx, false, &chosen));
+  TILEKIT_RETURN_IF_ERROR(select_gemm_kernel(p, ctx, false, &chosen, /*explain=*/false));
   *out = chosen.kernel;
   return Status::ok();
 }

@@ -100,6 +100,23 @@ class Divisor {
   int shift_ = 0;  // log2 d for a power of two, else -1
 };
 
+// A kernel's tile counts at one shape: the tiles of C and the k-tiles each one walks.
+struct TileCounts {
+  int64_t tiles = 0, k_tiles = 0;
+};
+
+// A kernel's block tile, as divisors. Many kernels share one (a split-K kernel is a choice per
+// split), so a selection counts each tiling's tiles once per shape (TunedSource::tilings).
+struct TileSizes {
+  Divisor m, n, k;
+  TileCounts counts(int64_t rows, int64_t cols, int64_t depth) const {
+    return {m.ceil_of(rows) * n.ceil_of(cols), k.ceil_of(depth)};
+  }
+  bool operator==(const TileSizes& o) const {
+    return m.value() == o.m.value() && n.value() == o.n.value() && k.value() == o.k.value();
+  }
+};
+
 // A kernel's tiling on one device as the model reads it, prepared once per kernel and device
 // (tile_model_kernel): a selection models each choice at a new shape, and only this part of the
 // model depends on the kernel.
@@ -107,7 +124,7 @@ struct TileModelKernel {
   bool modelled = false;          // tile_modelled() of its tiling; else it scales by bytes
   TileSchedule schedule = TileSchedule::kUnmodelled;
   bool run_time_split = false;    // its tiling's split_k < 0: the problem's split is honoured
-  Divisor block_m, block_n, block_k;
+  TileSizes tile;                 // 1×1×1 where not modelled
   Divisor sms, blocks_per_sm;
   int64_t slots = 1;              // SMs × blocks per SM: the blocks resident at once
   double bytes_per_s = 1e12;
@@ -117,11 +134,7 @@ inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevic
   k.modelled = tile_modelled(t);
   k.schedule = t.schedule;
   k.run_time_split = t.split_k < 0;
-  if (k.modelled) {
-    k.block_m = Divisor(t.block_m);
-    k.block_n = Divisor(t.block_n);
-    k.block_k = Divisor(t.block_k);
-  }
+  if (k.modelled) k.tile = {Divisor(t.block_m), Divisor(t.block_n), Divisor(t.block_k)};
   k.sms = Divisor(d.sms);
   k.blocks_per_sm = Divisor(d.blocks_per_sm);
   k.slots = k.sms.value() * k.blocks_per_sm.value();
@@ -163,16 +176,16 @@ constexpr double kStreamKWaitPerKTile = 0.5;
 constexpr double kStreamKFixUpPerPiece = 4;
 
 // `split_k` as the kernel would run it: 0 lets the kernel choose. m and n are C's rows and
-// columns in the row-major view the kernels compute in.
+// columns in the row-major view the kernels compute in; `counts` is km.tile.counts(m, n, k),
+// which a caller modelling many kernels at one shape counts once per tiling.
 inline TileModelCost tile_model_cost(const TileModelKernel& km, int split_k, int64_t m, int64_t n,
-                                     int64_t k) {
+                                     int64_t k, const TileCounts& counts) {
   TileModelCost c;
   if (!km.modelled) {
     c.busiest_sm_work = static_cast<double>(m * k + k * n + m * n);
     return c;
   }
-  const int64_t tiles = km.block_m.ceil_of(m) * km.block_n.ceil_of(n);
-  const int64_t k_tiles = km.block_k.ceil_of(k);
+  const int64_t tiles = counts.tiles, k_tiles = counts.k_tiles;
   switch (km.schedule) {
     case TileSchedule::kPersistent:
       c.busiest_sm_work = static_cast<double>(km.sms.ceil_of(tiles) * k_tiles);
@@ -213,6 +226,10 @@ inline TileModelCost tile_model_cost(const TileModelKernel& km, int split_k, int
     }
   }
   return c;
+}
+inline TileModelCost tile_model_cost(const TileModelKernel& km, int split_k, int64_t m, int64_t n,
+                                     int64_t k) {
+  return tile_model_cost(km, split_k, m, n, k, km.tile.counts(m, n, k));
 }
 inline TileModelCost tile_model_cost(const TileDesc& t, int split_k, int64_t m, int64_t n,
                                      int64_t k, const TileModelDevice& d) {

@@ -258,6 +258,11 @@ TunedSource make_tuned_source(
         s.choices.push_back(choice);
         s.choice_models.push_back(tile_model_kernel(
             k->info.tiling, model_device ? model_device(*k) : TileModelDevice{}));
+        const TileSizes& tile = s.choice_models.back().tile;
+        const size_t tiling = static_cast<size_t>(
+            std::find(s.tilings.begin(), s.tilings.end(), tile) - s.tilings.begin());
+        if (tiling == s.tilings.size()) s.tilings.push_back(tile);
+        s.choice_tilings.push_back(static_cast<uint32_t>(tiling));
       }
       r.note = ": " + c.kernel +
                (c.split_k > 0 ? " with split-k " + std::to_string(c.split_k) : "") + " took " +
@@ -309,12 +314,18 @@ void carried_times(const TunedSource& src, size_t i, Shape want, Layout layout,
                                                             want.m, want.n, want.k)));
 }
 
+// Candidate c chosen, with the split it runs (none for a kernel that takes no run-time split);
+// no explanation yet.
+void choose(const ResolvedCandidate& c, Selection<GemmProblem>* out) {
+  out->kernel = c.kernel;
+  out->split_k = takes_run_time_split_k(c.kernel->info) ? c.split_k : 0;
+  out->reason.clear();
+}
+
 // The explanation of candidate c of entry i, carried to p's shape in `carried_s` (in whole
 // microseconds, appended as digits: it is built on every call that searches).
 void describe_choice(const TunedSource& src, size_t i, const ResolvedCandidate& c,
                      double carried_s, Selection<GemmProblem>* out) {
-  out->kernel = c.kernel;
-  out->split_k = takes_run_time_split_k(c.kernel->info) ? c.split_k : 0;
   out->reason = src.notes[i];
   out->reason += c.note;
   out->reason += ", ";
@@ -336,7 +347,8 @@ void append_distance(double distance, Selection<GemmProblem>* out) {
 // the first nearly always passes, so there is no sort), else, when the entry recorded no
 // candidates, its winner when admissible.
 bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, const Context& ctx,
-                       const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out) {
+                       const DeviceInfo* device, bool allow_vendor, bool explain,
+                       Selection<GemmProblem>* out) {
   const TuneEntry& e = src.entries[i];
   const std::vector<ResolvedCandidate>& candidates = src.candidates[i];
   if (candidates.empty()) {
@@ -344,9 +356,11 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
     if (!k || !admissible(*k, p, ctx, device, allow_vendor)) return false;
     out->kernel = k;
     out->split_k = takes_run_time_split_k(k->info) ? e.split_k : 0;
-    out->reason =
-        src.notes[i] + ": its winner, " + format_time(e.time_s) +
-        (out->split_k > 0 ? " with split-k " + std::to_string(out->split_k) : std::string());
+    out->reason.clear();
+    if (explain)
+      out->reason =
+          src.notes[i] + ": its winner, " + format_time(e.time_s) +
+          (out->split_k > 0 ? " with split-k " + std::to_string(out->split_k) : std::string());
     return true;
   }
   std::vector<double>& carried = carried_scratch();
@@ -358,7 +372,8 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
     const double carried_s = carried[best];
     carried[best] = HUGE_VAL;
     if (!admissible(*c.kernel, p, ctx, device, allow_vendor)) continue;
-    describe_choice(src, i, c, carried_s, out);
+    choose(c, out);
+    if (explain) describe_choice(src, i, c, carried_s, out);
     return true;
   }
   return false;
@@ -374,6 +389,7 @@ struct EnsembleScratch {
   // neighbours measured the choice.
   std::vector<double> credit;
   std::vector<TileModelCost> at_want;
+  std::vector<TileCounts> counts;  // per tiling (TunedSource::tilings), at the shape asked for
   std::vector<uint32_t> named;  // every choice some neighbour names, in ascending number
   // Per candidate of the current neighbour (one per choice): its carried time, then its log ratio.
   std::vector<double> carried;
@@ -427,8 +443,9 @@ bool nearest_with_candidates(const TunedClass& cls, const std::vector<double>& d
 }
 
 // Lists the choices that the neighbours name (the union of their sets, TunedSource::choice_sets),
-// in ascending number, and models each at p's shape (at_want), once; their credit starts at 0.
-// In a loop of its own, so that the walk that follows is all arithmetic.
+// in ascending number, and models each at p's shape (at_want), once, from its tiling's counts;
+// their credit starts at 0. In a loop of its own, so that the walk that follows is all
+// arithmetic.
 void model_named_choices(const TunedSource& src, const GemmProblem& p, EnsembleScratch* sc) {
   const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
   const size_t words = src.choice_set_words;
@@ -438,10 +455,13 @@ void model_named_choices(const TunedSource& src, const GemmProblem& p, EnsembleS
     for (; set != 0; set &= set - 1)
       sc->named.push_back(static_cast<uint32_t>(64 * w + static_cast<size_t>(lowest_bit(set))));
   }
+  sc->counts.resize(src.tilings.size());
+  for (size_t t = 0; t < src.tilings.size(); ++t)
+    sc->counts[t] = src.tilings[t].counts(want.m, want.n, want.k);
   for (const uint32_t ch : sc->named) {
     sc->credit[ch] = 0;
     sc->at_want[ch] = tile_model_cost(src.choice_models[ch], src.choices[ch].split_k, want.m,
-                                      want.n, want.k);
+                                      want.n, want.k, sc->counts[src.choice_tilings[ch]]);
   }
 }
 
@@ -479,18 +499,26 @@ void credit_neighbour(const TunedSource& src, size_t j, EnsembleScratch* sc) {
       credit[candidates[c].choice] += w * (log_cap - logs[c]);
 }
 
-// Explains choice `ch` by the nearest neighbour that measured it: its candidate of that choice
-// carried to the shape asked for. Found after the ranking, for the winner alone, so that the
-// search does not track it for every choice.
-void explain_by_nearest(const TunedSource& src, const EnsembleScratch& sc, size_t ch,
-                        Selection<GemmProblem>* out) {
+// Chooses `ch` as the nearest neighbour that measured it names it (a choice is a kernel and a
+// split, but a kernel that takes no run-time split was measured at the split it ignores), and,
+// when asked, explains it by that candidate carried to the shape asked for. Found after the
+// ranking, for the winner alone, so that the search does not track it for every choice.
+void choose_by_nearest(const TunedSource& src, const EnsembleScratch& sc, size_t ch, bool explain,
+                       Selection<GemmProblem>* out) {
   for (const auto& [distance, i] : sc.nearest) {
     const std::vector<ResolvedCandidate>& candidates = src.candidates[i];
     const auto from = std::find_if(candidates.begin(), candidates.end(),
                                    [&](const ResolvedCandidate& c) { return c.choice == ch; });
     if (from == candidates.end()) continue;
+    choose(*from, out);
+    if (!explain) return;
     describe_choice(src, i, *from, carry_time(from->per_work_s, sc.at_want[ch]), out);
     append_distance(distance, out);
+    if (sc.nearest.size() > 1) {
+      out->reason += "; ranked over the ";
+      append_decimal(&out->reason, sc.nearest.size());
+      out->reason += " nearest measured shapes";
+    }
     return;
   }
 }
@@ -500,7 +528,7 @@ void explain_by_nearest(const TunedSource& src, const EnsembleScratch& sc, size_
 // has no candidates or no choice is admissible.
 bool choose_by_ensemble(const TunedSource& src, const TunedClass& cls, const GemmProblem& p,
                         const Context& ctx, const DeviceInfo* device, bool allow_vendor,
-                        EnsembleScratch& sc, Selection<GemmProblem>* out) {
+                        bool explain, EnsembleScratch& sc, Selection<GemmProblem>* out) {
   if (!nearest_with_candidates(cls, sc.distance, &sc)) return false;
   sc.start(src.choices.size());
   model_named_choices(src, p, &sc);
@@ -513,12 +541,7 @@ bool choose_by_ensemble(const TunedSource& src, const TunedClass& cls, const Gem
       if (sc.credit[ch] > sc.credit[best]) best = ch;
     sc.credit[best] = -HUGE_VAL;  // start() resets it with the other named choices
     if (!admissible(*src.choices[best].kernel, p, ctx, device, allow_vendor)) continue;
-    explain_by_nearest(src, sc, best, out);
-    if (sc.nearest.size() > 1) {
-      out->reason += "; ranked over the ";
-      append_decimal(&out->reason, sc.nearest.size());
-      out->reason += " nearest measured shapes";
-    }
+    choose_by_nearest(src, sc, best, explain, out);
     return true;
   }
   return false;
@@ -527,7 +550,8 @@ bool choose_by_ensemble(const TunedSource& src, const TunedClass& cls, const Gem
 }  // namespace
 
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
-                const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out) {
+                const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out,
+                bool explain) {
   if (src.entries.empty()) return false;
   const TuneBucket want = bucket_of(p);
   const auto cls = std::find_if(src.classes.begin(), src.classes.end(),
@@ -535,7 +559,7 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
   if (cls == src.classes.end()) return false;
   EnsembleScratch& sc = ensemble_scratch();
   class_distances(*cls, place_of({p.m, p.n, p.k}), &sc.distance);
-  if (choose_by_ensemble(src, *cls, p, ctx, device, allow_vendor, sc, out)) return true;
+  if (choose_by_ensemble(src, *cls, p, ctx, device, allow_vendor, explain, sc, out)) return true;
   // Entries in (distance, index) order, found by repeated scans rather than a sorted copy: the
   // nearest entry nearly always has an admissible choice. (choose_from_entry leaves the
   // distances alone.)
@@ -548,8 +572,8 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
     }
     if (next.first == HUGE_VAL) return false;
     after = next;
-    if (!choose_from_entry(src, next.second, p, ctx, device, allow_vendor, out)) continue;
-    append_distance(next.first, out);
+    if (!choose_from_entry(src, next.second, p, ctx, device, allow_vendor, explain, out)) continue;
+    if (explain) append_distance(next.first, out);
     return true;
   }
 }
@@ -567,6 +591,7 @@ struct RememberedSelection {
   int device = 0;
   bool allow_vendor = false;
   Selection<GemmProblem> selection;
+  bool explained = false;  // whether selection.reason was written (pick_tuned's `explain`)
 
   bool matches(const std::shared_ptr<const DeviceTuning>& t, const GemmProblem& p,
                const TuneBucket& b, const Context& ctx, bool vendor) const {
@@ -605,26 +630,36 @@ struct RememberedSelections {
 
 Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, const Context& ctx,
                    const DeviceInfo* device, bool allow_vendor, const char* op,
-                   Selection<GemmProblem>* out) {
+                   Selection<GemmProblem>* out, bool explain) {
   const auto tuning = device_tuning(ctx);
   const TuneBucket bucket = bucket_of(p);
   thread_local RememberedSelections remembered;
   // A remembered kernel still passes every check on this problem (alpha and beta are not in
   // the key), exactly as a fresh choice would.
+  // One remembered without its explanation is searched again when one is asked for.
   RememberedSelection* r = remembered.find(tuning, p, bucket, ctx, allow_vendor);
-  if (r && admissible(*r->selection.kernel, p, ctx, device, allow_vendor)) {
-    *out = r->selection;
+  if (r && admissible(*r->selection.kernel, p, ctx, device, allow_vendor) &&
+      (r->explained || !explain)) {
+    out->kernel = r->selection.kernel;
+    out->split_k = r->selection.split_k;
+    if (explain)
+      out->reason = r->selection.reason;
+    else
+      out->reason.clear();
     return Status::ok();
   }
-  if (pick_tuned(tuning->cache, p, ctx, device, allow_vendor, out) ||
-      pick_tuned(tuning->shipped, p, ctx, device, allow_vendor, out)) {
+  if (pick_tuned(tuning->cache, p, ctx, device, allow_vendor, out, explain) ||
+      pick_tuned(tuning->shipped, p, ctx, device, allow_vendor, out, explain)) {
     remembered.add(RememberedSelection{tuning, bucket, p.m, p.n, p.k, p.lda, p.ldb, p.ldc,
-                                       ctx.backend, ctx.device, allow_vendor, *out},
+                                       ctx.backend, ctx.device, allow_vendor, *out, explain},
                    r);
     return Status::ok();
   }
   TILEKIT_RETURN_IF_ERROR(select_kernel(list, p, ctx, device, allow_vendor, op, out));
-  out->reason = "ranking: " + out->reason;
+  if (explain)
+    out->reason = "ranking: " + out->reason;
+  else
+    out->reason.clear();
   return Status::ok();
 }
 

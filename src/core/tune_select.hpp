@@ -60,6 +60,10 @@ struct TunedSource {
   // Each choice's kernel as the tile model reads it on this device, by the choice's number: a
   // search models each choice it meets once, from this short array.
   std::vector<TileModelKernel> choice_models;
+  // The distinct tilings of those models, and each choice's, by number: a search counts each
+  // tiling's tiles once at the shape asked for.
+  std::vector<TileSizes> tilings;
+  std::vector<uint32_t> choice_tilings;
   // Per entry, the set of choices its candidates name: choice c is bit c % 64 of word c / 64 of
   // the entry's choice_set_words words.
   std::vector<uint64_t> choice_sets;
@@ -91,11 +95,14 @@ TunedSource make_tuned_source(
 //  - Otherwise (the nearest entry has no candidates, as caches before candidates were recorded,
 //    or no ensemble choice is admissible): the nearest entry with an admissible choice, its
 //    fastest carried candidate or, without candidates, its winner.
-// False when no entry offers anything.
+// False when no entry offers anything. Without `explain`, out->reason is left empty: gemm() runs
+// the choice and never reads why, and writing it was a sixth of a search.
 constexpr size_t kTunedNeighbours = 3;
+static_assert(kTunedNeighbours < 10, "the explanation writes the count as one digit");
 constexpr double kTunedMissingRatio = 3;
 bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx,
-                const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out);
+                const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out,
+                bool explain = true);
 
 // The ensemble's logarithm: 2·atanh(y) = log((1 + y) / (1 − y)), the log of a ratio r given
 // y = (r − 1) / (r + 1). For ratios from 1 to 3 (kTunedMissingRatio), y is in [0, 0.5), where

@@ -433,6 +433,7 @@ struct EvalRow {
   std::string sweep_best_kernel;
   double select_us = 0;         // select_gemm_kernel's own time per call at this shape, repeated
   double select_search_us = 0;  // the same, searching every call (a new neighbour each)
+  double select_explain_us = 0;  // the same, searching and writing the explanation each call
   // Every own kernel's median at this shape (verified rows only), for trying selection models
   // offline against the same measurements.
   std::vector<std::pair<std::string, double>> kernel_times;
@@ -463,8 +464,9 @@ std::string decision_source(const GemmProblem& p, const Context& ctx) {
 // checks): the mean over many calls, in microseconds. Calls at p alone take the thread's
 // remembered choice; with `search`, the calls cycle through 2 × kRememberedTunedShapes neighbours
 // of p (its largest size 1, 2, … smaller: ld minimums still hold), more than a thread remembers,
-// so every call searches the tables afresh.
-double selection_cost_us(const GemmProblem& p, const Context& ctx, bool search) {
+// so every call searches the tables afresh. gemm() does not ask for the explanation; with
+// `explain` each call writes it too, as `tilekit gemm --explain` does.
+double selection_cost_us(const GemmProblem& p, const Context& ctx, bool search, bool explain) {
   constexpr int kCalls = 5000;
   std::vector<GemmProblem> shapes{p};
   if (search) {
@@ -480,7 +482,8 @@ double selection_cost_us(const GemmProblem& p, const Context& ctx, bool search) 
   (void)select_gemm_kernel(p, ctx, false, &chosen);  // loads the cache and tables first
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < kCalls; ++i)
-    (void)select_gemm_kernel(shapes[static_cast<size_t>(i) % shapes.size()], ctx, false, &chosen);
+    (void)select_gemm_kernel(shapes[static_cast<size_t>(i) % shapes.size()], ctx, false, &chosen,
+                             explain);
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
              .count() / kCalls;
 }
@@ -558,8 +561,9 @@ Status evaluate_job(const TuneJob& j, const TuneOptions& o, const Context& ctx, 
     TILEKIT_RETURN_IF_ERROR(time_paired(j, o, ctx, out, failed));
   const GemmProblem p = selection_problem(j, o);
   out->source = decision_source(p, ctx);
-  out->select_us = selection_cost_us(p, ctx, false);
-  out->select_search_us = selection_cost_us(p, ctx, true);
+  out->select_us = selection_cost_us(p, ctx, false, false);
+  out->select_search_us = selection_cost_us(p, ctx, true, false);
+  out->select_explain_us = selection_cost_us(p, ctx, true, true);
   return Status::ok();
 }
 
@@ -571,13 +575,14 @@ void print_evaluation_summary(const std::vector<EvalRow>& rows) {
       tags.push_back(types_tag(r.job.types));
   for (const auto& tag : tags) {
     int shapes = 0, within = 0, within13 = 0;
-    double select_max = 0, search_max = 0;
+    double select_max = 0, search_max = 0, explain_max = 0;
     const EvalRow* worst = nullptr;
     for (const auto& r : rows) {
       if (types_tag(r.job.types) != tag || r.auto_s <= 0 || r.best_s <= 0) continue;
       ++shapes;
       select_max = std::max(select_max, r.select_us);
       search_max = std::max(search_max, r.select_search_us);
+      explain_max = std::max(explain_max, r.select_explain_us);
       within += r.ratio() <= 1.05;
       within13 += r.ratio() <= 1.3;
       if (!worst || r.ratio() > worst->ratio()) worst = &r;
@@ -588,7 +593,8 @@ void print_evaluation_summary(const std::vector<EvalRow>& rows) {
               << "%), within 1.3x on " << within13 << "; worst " << std::setprecision(3)
               << worst->ratio() << "x at " << ops_name(worst->job.op_a, worst->job.op_b) << " "
               << worst->job.shape.str() << "; selection at most " << std::setprecision(2)
-              << select_max << " us per call (" << search_max << " us when it searches)\n";
+              << select_max << " us per call (" << search_max << " us when it searches, "
+              << explain_max << " us searching with the explanation)\n";
     std::cout.unsetf(std::ios::fixed);
   }
 }
@@ -607,6 +613,7 @@ Status write_evaluation_json(const std::string& path, const std::vector<EvalRow>
                            {"sweep_best_kernel", r.sweep_best_kernel},
                            {"sweep_best_s", r.sweep_best_s}, {"select_us", r.select_us},
                            {"select_search_us", r.select_search_us},
+                           {"select_explain_us", r.select_explain_us},
                            {"kernel_times_s", times}});
   }
   return bench::write_file_atomically(path, out.dump(1) + "\n");
@@ -635,7 +642,8 @@ int run_evaluate(const TuneOptions& o) {
               << ms(r.best_s) << ", x" << std::setprecision(3) << r.ratio() << " paired (x"
               << (r.sweep_best_s > 0 ? r.sweep_auto_s / r.sweep_best_s : 0)
               << " in the sweep); selection "
-              << r.select_us << " us (" << r.select_search_us << " us searching)\n";
+              << r.select_us << " us (" << r.select_search_us << " us searching, "
+              << r.select_explain_us << " us explaining)\n";
   }
   sigint.reset();
   std::cout << "ops  shape  types  auto (source)  auto ms  fastest own  fastest ms  ratio\n";
