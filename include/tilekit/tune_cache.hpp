@@ -54,6 +54,9 @@ struct TuneBucket {
   std::string describe() const;  // "row NT 2^10x2^10x2^12 f32, aligned"
 };
 TuneBucket bucket_of(const GemmProblem& p);
+// Only the fields of p's bucket that make its class (same_class), the sizes' left 0: what a
+// selection compares, without the three logarithms.
+TuneBucket class_of(const GemmProblem& p);
 int log2_bucket(int64_t x);  // round(log2(x)), 0 for x <= 1
 
 // One measured candidate of a tuned shape.

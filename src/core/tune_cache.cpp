@@ -256,10 +256,15 @@ int log2_bucket(int64_t x) {
 }
 
 TuneBucket bucket_of(const GemmProblem& p) {
-  TuneBucket b;
+  TuneBucket b = class_of(p);
   b.log2_m = log2_bucket(p.m);
   b.log2_n = log2_bucket(p.n);
   b.log2_k = log2_bucket(p.k);
+  return b;
+}
+
+TuneBucket class_of(const GemmProblem& p) {
+  TuneBucket b;
   b.op_a = p.op_a;
   b.op_b = p.op_b;
   b.layout = p.layout;

@@ -467,9 +467,9 @@ void model_named_choices(const TunedSource& src, const GemmProblem& p, EnsembleS
 
 // Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it names
 // (once: an entry keeps one candidate per choice), w · (log cap − log min(ratio, cap)), with
-// ratio its carried time over the neighbour's least. Four loops over the neighbour's candidates:
-// their times carried to p's shape, in float, their logarithms (log_of_ratio; the one loop
-// that vectorizes, all the arithmetic), the credit scattered. The scratch is read through raw
+// ratio its carried time over the neighbour's least. Three loops over the neighbour's candidates:
+// their times carried to p's shape (also in float), their logarithms (log_of_ratio; the one
+// loop that vectorizes, all the arithmetic), the credit scattered. The scratch is read through raw
 // pointers taken once (through the thread_local references the compiler reloaded them on every
 // candidate).
 void credit_neighbour(const TunedSource& src, size_t j, EnsembleScratch* sc) {
@@ -480,15 +480,15 @@ void credit_neighbour(const TunedSource& src, size_t j, EnsembleScratch* sc) {
   const size_t named = src.candidates[i].size();
   const TileModelCost* const at_want = sc->at_want.data();
   double* const carried = sc->carried.data();
+  float* const logs = sc->ratio_log.data();
   double least = HUGE_VAL;
   for (size_t c = 0; c < named; ++c) {
     carried[c] = carry_time(candidates[c].per_work_s, at_want[candidates[c].choice]);
+    logs[c] = static_cast<float>(carried[c]);
     least = std::min(least, carried[c]);
   }
   // A ratio past the cap gets no credit, so its y, in [0.5, 1), goes through the series but is
   // not used.
-  float* const logs = sc->ratio_log.data();
-  for (size_t c = 0; c < named; ++c) logs[c] = static_cast<float>(carried[c]);
   const float least_f = static_cast<float>(least);
   for (size_t c = 0; c < named; ++c)
     logs[c] = log_of_ratio((logs[c] - least_f) / (logs[c] + least_f));
@@ -553,7 +553,7 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out,
                 bool explain) {
   if (src.entries.empty()) return false;
-  const TuneBucket want = bucket_of(p);
+  const TuneBucket want = class_of(p);
   const auto cls = std::find_if(src.classes.begin(), src.classes.end(),
                                 [&](const TunedClass& c) { return c.bucket.same_class(want); });
   if (cls == src.classes.end()) return false;
@@ -585,7 +585,7 @@ namespace {
 // reload cannot alias it.
 struct RememberedSelection {
   std::shared_ptr<const DeviceTuning> tuning;
-  TuneBucket bucket;
+  TuneBucket bucket;  // class_of: the sizes are compared as they are
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   Backend backend = Backend::kCpu;
   int device = 0;
@@ -597,7 +597,7 @@ struct RememberedSelection {
                const TuneBucket& b, const Context& ctx, bool vendor) const {
     return tuning == t && m == p.m && n == p.n && k == p.k && lda == p.lda && ldb == p.ldb &&
            ldc == p.ldc && backend == ctx.backend && device == ctx.device &&
-           allow_vendor == vendor && bucket == b;
+           allow_vendor == vendor && bucket.same_class(b);
   }
 };
 
@@ -632,7 +632,7 @@ Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, con
                    const DeviceInfo* device, bool allow_vendor, const char* op,
                    Selection<GemmProblem>* out, bool explain) {
   const auto tuning = device_tuning(ctx);
-  const TuneBucket bucket = bucket_of(p);
+  const TuneBucket bucket = class_of(p);
   thread_local RememberedSelections remembered;
   // A remembered kernel still passes every check on this problem (alpha and beta are not in
   // the key), exactly as a fresh choice would.
