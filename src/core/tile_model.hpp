@@ -127,7 +127,7 @@ struct TileModelKernel {
   TileSizes tile;                 // 1×1×1 where not modelled
   Divisor sms, blocks_per_sm;
   int64_t slots = 1;              // SMs × blocks per SM: the blocks resident at once
-  double bytes_per_s = 1e12;
+  double seconds_per_byte = 1e-12;  // 1 / TileModelDevice::bytes_per_s
 };
 inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevice& d) {
   TileModelKernel k;
@@ -138,7 +138,7 @@ inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevic
   k.sms = Divisor(d.sms);
   k.blocks_per_sm = Divisor(d.blocks_per_sm);
   k.slots = k.sms.value() * k.blocks_per_sm.value();
-  k.bytes_per_s = d.bytes_per_s;
+  k.seconds_per_byte = 1 / d.bytes_per_s;
   return k;
 }
 
@@ -174,6 +174,14 @@ inline double co_resident_time(int64_t blocks) {
 // docs/tuning.md.
 constexpr double kStreamKWaitPerKTile = 0.5;
 constexpr double kStreamKFixUpPerPiece = 4;
+
+// ⌈n / d⌉ for n ≥ 0 and a d ≥ 1 that is nearly always a power of two (step 10's k-slices: the
+// splits asked for and tuned are), which shifts: the model runs for each split of each split-K
+// kernel in every search, and the divider does one division at a time.
+inline int64_t ceil_by_small(int64_t n, int64_t d) {
+  if ((d & (d - 1)) != 0) return (n + d - 1) / d;
+  return (n + d - 1) >> __builtin_ctzll(static_cast<uint64_t>(d));
+}
 
 // `split_k` as the kernel would run it: 0 lets the kernel choose. m and n are C's rows and
 // columns in the row-major view the kernels compute in; `counts` is km.tile.counts(m, n, k),
@@ -217,12 +225,12 @@ inline TileModelCost tile_model_cost(const TileModelKernel& km, int split_k, int
       const int64_t resident = km.blocks_per_sm.value();
       const int64_t full_rounds = km.blocks_per_sm.floor_of(on_busiest),
                     last_round = on_busiest - full_rounds * resident;
-      const int64_t slice_k_tiles = slices == 1 ? k_tiles : (k_tiles + slices - 1) / slices;
+      const int64_t slice_k_tiles = ceil_by_small(k_tiles, slices);
       c.busiest_sm_work = (static_cast<double>(full_rounds) * co_resident_time(resident) +
                            (last_round > 0 ? co_resident_time(last_round) : 0)) *
                           static_cast<double>(slice_k_tiles);
       if (slices > 1)  // the partial planes read once, C written once, and a launch
-        c.reduction_s = static_cast<double>((slices + 1) * m * n * 4) / km.bytes_per_s + 2e-6;
+        c.reduction_s = static_cast<double>((slices + 1) * m * n * 4) * km.seconds_per_byte + 2e-6;
     }
   }
   return c;
