@@ -13,6 +13,10 @@
 #        shapes (none of them in the training set) with an empty cache folder, so kernel "auto"
 #        decides from the shipped table: auto against the fastest own kernel, same run. OPS
 #        (default "NN NT TN TT") runs a subset, so the run fits the device tool's 10-minute calls.
+#        PIN_CORE: a CPU core to run it on (taskset). The selection's cost per call is a host CPU
+#        figure, and the H200 machine's cores ran it up to 1.9x apart (other work shares them);
+#        PIN_CORE=$(scripts/quietest-core.sh) starts on the least slowed one (the other work
+#        moves, so some rows still run at half speed: their repeated calls show it).
 #
 # BIN_DIR defaults to build/bin. Logs, the cache and the JSON rows go to $OUT (or ./tune-logs).
 set -uo pipefail
@@ -80,10 +84,12 @@ case "$PHASE" in
     # No cache, so that the shipped table decides; EVAL_CACHE: a cache folder to decide instead.
     export TILEKIT_CACHE_DIR="${EVAL_CACHE:-$LOGS/empty-cache}"
     [ -z "${EVAL_CACHE:-}" ] && rm -rf "$TILEKIT_CACHE_DIR" && mkdir -p "$TILEKIT_CACHE_DIR"
+    pin=()
+    [ -n "${PIN_CORE:-}" ] && pin=(taskset -c "$PIN_CORE") && echo "== pinned to core $PIN_CORE"
     for ops in ${OPS:-NN NT TN TT}; do  # OPS: a subset, to split the run over calls
       var=EVAL_$ops
       echo "== tilekit tune --evaluate --dtype $DTYPE --ops $ops --sizes ${!var}"
-      "$BIN/tilekit" tune --evaluate --dtype "$DTYPE" --ops "$ops" --sizes "${!var}" \
+      "${pin[@]}" "$BIN/tilekit" tune --evaluate --dtype "$DTYPE" --ops "$ops" --sizes "${!var}" \
         --json "$LOGS/evaluate-$DTYPE-$ops.json" >"$LOGS/evaluate-$DTYPE-$ops.log" 2>&1 \
         || echo "   (exit $?)"
       tail -1 "$LOGS/evaluate-$DTYPE-$ops.log"
