@@ -148,7 +148,7 @@ Status select_kernel(const KernelList<Kernel<P>>& list, const P& p, const Contex
 // Kernel "auto": for GEMM the tuned winners come first (src/core/tune_select.cpp: the device's
 // tune cache, then the shipped table), then the ranking above; other ops have only the ranking.
 // Without `explain`, a GEMM's out->reason is left empty: a call that runs the choice never reads
-// it, and writing it was a sixth of a tuned search.
+// it, and writing it was about a tenth of a tuned search.
 Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, const Context& ctx,
                    const DeviceInfo* device, bool allow_vendor, const char* op,
                    Selection<GemmProblem>* out, bool explain = true);

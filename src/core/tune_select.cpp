@@ -203,7 +203,8 @@ void append_two_digits(std::string* s, double d) {
     s->append(text, std::to_chars(text, text + sizeof text, d, std::chars_format::general, 2).ptr);
     return;
   }
-  const char high = static_cast<char>('0' + digits / 10), low = static_cast<char>('0' + digits % 10);
+  const char high = static_cast<char>('0' + digits / 10);
+  const char low = static_cast<char>('0' + digits % 10);
   if (decimals == 0) {  // 10 to 99
     *s += high;
     *s += low;
