@@ -303,7 +303,9 @@ class Cli(unittest.TestCase):
             self.assertLessEqual(row["kernel_times_s"][row["best_kernel"]], 1.1 * row["sweep_best_s"])
             self.assertGreater(row["select_us"], 0)
             self.assertGreater(row["select_search_us"], 0)
-        self.assertRegex(r.stdout, r"selection at most [0-9.]+ us per call \([0-9.]+ us when it searches\)")
+            self.assertGreater(row["select_explain_us"], 0)
+        self.assertRegex(r.stdout, r"selection at most [0-9.]+ us per call \([0-9.]+ us when it searches, "
+                                   r"[0-9.]+ us searching with the explanation\)")
 
     def test_tune_ignores_a_corrupt_cache_with_one_warning_and_replaces_it(self):
         env = self.tune_env()
