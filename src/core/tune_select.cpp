@@ -396,8 +396,9 @@ struct EnsembleScratch {
   std::vector<double> carried;
   std::vector<float> ratio_log;
 
-  // Ready for a selection over `choices` choices.
-  void start(size_t choices) {
+  // Ready for a selection over `choices` choices of `tilings` tilings.
+  void start(size_t choices, size_t tilings) {
+    counts.resize(tilings);
     if (credit.size() != choices) {
       credit.resize(choices);
       at_want.resize(choices);
@@ -456,7 +457,6 @@ void model_named_choices(const TunedSource& src, const GemmProblem& p, EnsembleS
     for (; set != 0; set &= set - 1)
       sc->named.push_back(static_cast<uint32_t>(64 * w + static_cast<size_t>(lowest_bit(set))));
   }
-  sc->counts.resize(src.tilings.size());
   for (size_t t = 0; t < src.tilings.size(); ++t)
     sc->counts[t] = src.tilings[t].counts(want.m, want.n, want.k);
   for (const uint32_t ch : sc->named) {
@@ -531,7 +531,7 @@ bool choose_by_ensemble(const TunedSource& src, const TunedClass& cls, const Gem
                         const Context& ctx, const DeviceInfo* device, bool allow_vendor,
                         bool explain, EnsembleScratch& sc, Selection<GemmProblem>* out) {
   if (!nearest_with_candidates(cls, sc.distance, &sc)) return false;
-  sc.start(src.choices.size());
+  sc.start(src.choices.size(), src.tilings.size());
   model_named_choices(src, p, &sc);
   for (size_t j = 0; j < sc.nearest.size(); ++j) credit_neighbour(src, j, &sc);
   // Most credit first (ties: the lower number, the choice met first in the source), tried until
@@ -540,7 +540,7 @@ bool choose_by_ensemble(const TunedSource& src, const TunedClass& cls, const Gem
     size_t best = sc.named.front();
     for (const uint32_t ch : sc.named)
       if (sc.credit[ch] > sc.credit[best]) best = ch;
-    sc.credit[best] = -HUGE_VAL;  // start() resets it with the other named choices
+    sc.credit[best] = -HUGE_VAL;  // the next search's model_named_choices resets it
     if (!admissible(*src.choices[best].kernel, p, ctx, device, allow_vendor)) continue;
     choose_by_nearest(src, sc, best, explain, out);
     return true;
