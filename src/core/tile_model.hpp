@@ -128,6 +128,13 @@ struct TileModelKernel {
   Divisor sms, blocks_per_sm;
   int64_t slots = 1;              // SMs × blocks per SM: the blocks resident at once
   double seconds_per_byte = 1e-12;  // 1 / TileModelDevice::bytes_per_s
+
+  bool operator==(const TileModelKernel& o) const {  // `slots` follows from the divisors
+    return modelled == o.modelled && schedule == o.schedule &&
+           run_time_split == o.run_time_split && tile == o.tile &&
+           sms.value() == o.sms.value() && blocks_per_sm.value() == o.blocks_per_sm.value() &&
+           seconds_per_byte == o.seconds_per_byte;
+  }
 };
 inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevice& d) {
   TileModelKernel k;

@@ -54,20 +54,28 @@ struct TunedSource {
   // Per entry, its candidates whose ids are registered (empty: choose the winner as measured),
   // one per choice: the fastest measured of those that name it.
   std::vector<std::vector<ResolvedCandidate>> candidates;
+  // The same candidates' choices, models and seconds per unit of work, flat: entry i's are
+  // positions walk_begin[i] to walk_begin[i + 1]. A search walks these, in arrays that vectorize.
+  std::vector<uint32_t> walk_begin, walk_choices, walk_models;
+  std::vector<double> walk_per_work_s;
   // The distinct choices that the entries' candidates name, numbered once for the whole source:
   // a selection scores them in arrays indexed by that number.
   std::vector<TunedChoice> choices;
-  // Each choice's kernel as the tile model reads it on this device, by the choice's number: a
-  // search models each choice it meets once, from this short array.
-  std::vector<TileModelKernel> choice_models;
-  // The distinct tilings of those models, and each choice's, by number: a search counts each
+  // The distinct models of those choices, numbered once for the source: a kernel's tiling as
+  // the tile model reads it on this device, with the split it runs. Kernels of one tile size and
+  // occupancy model alike (the SIMT steps 05–12 share a few tilings), so a search models each
+  // once, and its candidates read the time per unit of work there by model number.
+  std::vector<TileModelKernel> models;
+  std::vector<int> model_splits;
+  std::vector<uint32_t> choice_models;  // per choice, its model's number
+  // The distinct tilings of those models, and each model's, by number: a search counts each
   // tiling's tiles once at the shape asked for.
   std::vector<TileSizes> tilings;
-  std::vector<uint32_t> choice_tilings;
+  std::vector<uint32_t> model_tilings;
   // Per entry, the set of choices its candidates name: choice c is bit c % 64 of word c / 64 of
-  // the entry's choice_set_words words.
-  std::vector<uint64_t> choice_sets;
-  size_t choice_set_words = 0;
+  // the entry's choice_set_words words; and the set of their models, alike.
+  std::vector<uint64_t> choice_sets, model_sets;
+  size_t choice_set_words = 0, model_set_words = 0;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
   std::vector<std::string> notes;
   // The entries grouped by class, in order of first appearance: a selection scans only its own

@@ -561,7 +561,7 @@ TEST(PickTuned, TheNearestShapesRankTheChoicesTogether) {
 }
 
 // Splits of one kernel are choices of their own, each modelled with its split (from the kernel
-// prepared once, TunedSource::choice_models): the choice is the one the model makes candidate by
+// prepared once, TunedSource::models): the choice is the one the model makes candidate by
 // candidate, at shapes where the splits and the tiles trade places.
 TEST(PickTuned, SplitsOfOneKernelChooseAsTheModelDoes) {
   KernelList<GemmKernel> list;
@@ -588,6 +588,39 @@ TEST(PickTuned, SplitsOfOneKernelChooseAsTheModelDoes) {
     Selection<GemmProblem> out;
     ASSERT_TRUE(pick_tuned(src, x.p, Context::cpu(), nullptr, false, &out));
     EXPECT_EQ(out.kernel->info.id + " " + std::to_string(out.split_k), want) << out.reason;
+  }
+}
+
+// Choices whose kernels the model reads alike (one tiling, one occupancy, one split) share one
+// model, which a search computes once; each model is the one its choices' kernels give.
+TEST(PickTuned, ChoicesOfOneTilingAndOccupancyShareAModel) {
+  KernelList<GemmKernel> list;
+  list.add(tiled_kernel("a", 128, 128, 8));
+  list.add(tiled_kernel("b", 128, 128, 8));    // a's tiling and occupancy: a's model
+  list.add(tiled_kernel("big", 128, 128, 8));  // a's tiling, one block an SM: a model of its own
+  list.add(tiled_kernel("small", 64, 64, 16));
+  list.add(tiled_kernel("split", 128, 128, 8, -1));  // a model per split it runs
+  TuneEntry e = entry_for(Buffers(1024, 1024, 1024).p, "a", 1.0e-4);
+  e.candidates = {{"a", 0, 1.0e-4},     {"b", 0, 1.1e-4},     {"big", 0, 1.2e-4},
+                  {"small", 0, 1.3e-4}, {"split", 0, 1.4e-4}, {"split", 4, 1.5e-4}};
+  const TunedSource src = make_tuned_source("test", {e}, list, h200_like);
+  ASSERT_EQ(src.choices.size(), 6u);
+  EXPECT_EQ(src.models.size(), 5u);
+  EXPECT_EQ(src.tilings.size(), 2u);  // 128×128×8 and 64×64×16
+  EXPECT_EQ(src.choice_models[0], src.choice_models[1]);
+  for (size_t ch = 0; ch < src.choices.size(); ++ch) {
+    const GemmKernel& k = *src.choices[ch].kernel;
+    const uint32_t model = src.choice_models[ch];
+    EXPECT_TRUE(src.models[model] == tile_model_kernel(k.info.tiling, h200_like(k))) << k.info.id;
+    EXPECT_EQ(src.model_splits[model], src.choices[ch].split_k) << k.info.id;
+    EXPECT_TRUE(src.tilings[src.model_tilings[model]] == src.models[model].tile) << k.info.id;
+  }
+  // The walk's arrays hold the candidates' choices, models and times per unit of work.
+  ASSERT_EQ(src.walk_begin, (std::vector<uint32_t>{0, 6}));
+  for (size_t c = 0; c < src.candidates[0].size(); ++c) {
+    EXPECT_EQ(src.walk_choices[c], src.candidates[0][c].choice);
+    EXPECT_EQ(src.walk_models[c], src.choice_models[src.candidates[0][c].choice]);
+    EXPECT_EQ(src.walk_per_work_s[c], src.candidates[0][c].per_work_s);
   }
 }
 
