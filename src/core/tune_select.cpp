@@ -342,9 +342,11 @@ void carried_times(const TunedSource& src, size_t i, Shape want, Layout layout,
                    std::vector<double>* out) {
   want = row_major_view(want, layout);
   out->clear();
-  for (const ResolvedCandidate& c : src.candidates[i])
-    out->push_back(carry_time(c.per_work_s, tile_model_cost(src.models[src.choice_models[c.choice]], c.split_k,
-                                                            want.m, want.n, want.k)));
+  for (const ResolvedCandidate& c : src.candidates[i]) {
+    const TileModelKernel& model = src.models[src.choice_models[c.choice]];
+    out->push_back(
+        carry_time(c.per_work_s, tile_model_cost(model, c.split_k, want.m, want.n, want.k)));
+  }
 }
 
 // Candidate c chosen, with the split it runs (none for a kernel that takes no run-time split);

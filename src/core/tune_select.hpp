@@ -55,7 +55,8 @@ struct TunedSource {
   // one per choice: the fastest measured of those that name it.
   std::vector<std::vector<ResolvedCandidate>> candidates;
   // The same candidates' choices, models and seconds per unit of work, flat: entry i's are
-  // positions walk_begin[i] to walk_begin[i + 1]. A search walks these, in arrays that vectorize.
+  // positions walk_begin[i] to walk_begin[i + 1]. A search walks these in order, not the
+  // candidates themselves (each holds its note: they are far apart in memory).
   std::vector<uint32_t> walk_begin, walk_choices, walk_models;
   std::vector<double> walk_per_work_s;
   // The distinct choices that the entries' candidates name, numbered once for the whole source:
