@@ -55,8 +55,10 @@ struct TunedSource {
   // one per choice: the fastest measured of those that name it.
   std::vector<std::vector<ResolvedCandidate>> candidates;
   // The same candidates' choices, models and seconds per unit of work, flat: entry i's are
-  // positions walk_begin[i] to walk_begin[i + 1]. A search walks these in order, not the
-  // candidates themselves (each holds its note: they are far apart in memory).
+  // positions walk_begin[i] to walk_begin[i + 1]. A search walks these, not the candidates: a
+  // copy like this without the models measured no faster (ff788f3 removed it), but reading each
+  // candidate's model through its choice did cost (f32 search 0.66 µs with these arrays, 0.69
+  // without, six runs of each alternated on the development machine).
   std::vector<uint32_t> walk_begin, walk_choices, walk_models;
   std::vector<double> walk_per_work_s;
   // The distinct choices that the entries' candidates name, numbered once for the whole source:
