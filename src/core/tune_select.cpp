@@ -11,6 +11,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -240,6 +241,45 @@ uint32_t number_model(TunedSource* s, const TileModelKernel& model, int split) {
 // Puts member `at` into the bit set of 64-bit words at `words`.
 void add_to_set(uint64_t* words, size_t at) { words[at / 64] |= uint64_t{1} << (at % 64); }
 
+// Eight doubles (or floats) at once, as GCC's and Clang's vector extensions give them: one
+// AVX-512 register in the x86-64-v4 build of the search, two in v3's, four in the baseline's.
+// The walk over a row is written in these because GCC did not vectorize it as plain loops: a
+// floating-point minimum is a reduction it reorders only under -ffast-math, and loops of ~50
+// spent as long in their remainders as in their vector bodies.
+constexpr size_t kLanes = 8;
+using Doubles = double __attribute__((vector_size(kLanes * sizeof(double))));
+using Floats = float __attribute__((vector_size(kLanes * sizeof(float))));
+
+Doubles load_doubles(const double* from) {
+  Doubles v;
+  std::memcpy(&v, from, sizeof v);
+  return v;
+}
+void store(const Doubles& v, double* to) { std::memcpy(to, &v, sizeof v); }
+Doubles all(double x) { return Doubles{} + x; }
+
+// The class's choices, their models and its entries' rows of times per unit of work
+// (TunedClass::choices, per_work_s), from the source's resolved candidates.
+void dense_rows(const TunedSource& s, TunedClass* cls) {
+  for (const size_t i : cls->entries)
+    for (const ResolvedCandidate& c : s.candidates[i])
+      cls->choices.push_back(static_cast<uint32_t>(c.choice));
+  std::sort(cls->choices.begin(), cls->choices.end());
+  cls->choices.erase(std::unique(cls->choices.begin(), cls->choices.end()), cls->choices.end());
+  for (const uint32_t ch : cls->choices) cls->choice_models.push_back(s.choice_models[ch]);
+  const size_t count = (cls->choices.size() + kLanes - 1) / kLanes * kLanes;
+  cls->width = count;
+  cls->choice_models.resize(count, 0);
+  cls->per_work_s.assign(cls->entries.size() * count, 0);
+  for (size_t at = 0; at < cls->entries.size(); ++at)
+    for (const ResolvedCandidate& c : s.candidates[cls->entries[at]]) {
+      const size_t d = static_cast<size_t>(
+          std::lower_bound(cls->choices.begin(), cls->choices.end(), c.choice) -
+          cls->choices.begin());
+      cls->per_work_s[at * count + d] = c.per_work_s;
+    }
+}
+
 }  // namespace
 
 TunedSource make_tuned_source(
@@ -306,26 +346,13 @@ TunedSource make_tuned_source(
                                  "x" + std::to_string(e.k)
                            : std::string()));
   }
-  s.walk_begin.push_back(0);
-  for (const std::vector<ResolvedCandidate>& resolved : s.candidates) {
-    for (const ResolvedCandidate& c : resolved) {
-      s.walk_choices.push_back(static_cast<uint32_t>(c.choice));
-      s.walk_models.push_back(s.choice_models[c.choice]);
-      s.walk_per_work_s.push_back(c.per_work_s);
-    }
-    s.walk_begin.push_back(static_cast<uint32_t>(s.walk_choices.size()));
-  }
-  // Each entry's sets of choices and of models, as bits: a selection lists the unions of its
-  // neighbours' sets.
-  s.choice_set_words = (s.choices.size() + 63) / 64;
+  for (TunedClass& cls : s.classes) dense_rows(s, &cls);
+  // Each entry's set of models, as bits: a selection lists the union of its neighbours' sets.
   s.model_set_words = (s.models.size() + 63) / 64;
-  s.choice_sets.assign(s.entries.size() * s.choice_set_words, 0);
   s.model_sets.assign(s.entries.size() * s.model_set_words, 0);
   for (size_t i = 0; i < s.entries.size(); ++i)
-    for (const ResolvedCandidate& c : s.candidates[i]) {
-      add_to_set(&s.choice_sets[i * s.choice_set_words], c.choice);
+    for (const ResolvedCandidate& c : s.candidates[i])
       add_to_set(&s.model_sets[i * s.model_set_words], s.choice_models[c.choice]);
-    }
   return s;
 }
 
@@ -414,39 +441,45 @@ bool choose_from_entry(const TunedSource& src, size_t i, const GemmProblem& p, c
   return false;
 }
 
+// A neighbour: an entry of the class asked about, by its number in the source and its position
+// in the class.
+struct Neighbour {
+  double distance = 0;
+  size_t entry = 0, at = 0;
+};
+
 // The ensemble's scratch, per thread and reused: a selection allocates nothing of its own.
 struct EnsembleScratch {
   std::vector<double> distance;  // to each entry of the class asked about, by position
-  std::vector<std::pair<double, size_t>> nearest;  // (distance, entry), the neighbours in order
-  // Per choice, set for the named ones only (a search does not clear arrays as long as all the
-  // source's choices): Σ w·(log cap − log capped ratio). Per model, likewise: the tile model at
-  // the shape asked for, computed once per selection however many choices and neighbours use it.
-  std::vector<double> credit;
+  std::vector<Neighbour> nearest;  // nearest first
+  // Per model, set for the neighbours' models only (a search does not clear an array as long as
+  // all the source's models): the tile model at the shape asked for, computed once per selection
+  // however many choices and neighbours use it.
   std::vector<TileModelCost> at_want;
   std::vector<TileCounts> counts;  // per tiling (TunedSource::tilings), at the shape asked for
-  std::vector<uint32_t> named;  // every choice some neighbour names, in ascending number
-  std::vector<uint32_t> named_models;  // and their models
-  // Per candidate of the current neighbour (one per choice): its carried time, then its log ratio.
-  std::vector<double> carried;
-  std::vector<float> ratio_log;
+  std::vector<uint32_t> named_models;  // the models of the neighbours' candidates, ascending
+  // Per choice of the class (TunedClass::choices, `width` of them): its model at the shape asked
+  // for, in two arrays (a row's loops read them as vectors); 0 plus Σ w·(log cap − log capped
+  // ratio) over the neighbours that measured it, −∞ where none did; and the current neighbour's
+  // carried time.
+  std::vector<double> busiest_sm_work, reduction_s, credit, carried;
 
-  // Ready for a selection over the source's choices, models and tilings.
-  void start(const TunedSource& src) {
+  // Ready for a selection over the source's models and tilings and a class of `choices`.
+  void start(const TunedSource& src, size_t choices) {
     counts.resize(src.tilings.size());
     at_want.resize(src.models.size());
-    if (credit.size() != src.choices.size()) {
-      credit.resize(src.choices.size());
-      carried.resize(src.choices.size());
-      ratio_log.resize(src.choices.size());
-    }
-    named.clear();
+    if (credit.size() < choices)
+      for (auto* a : {&busiest_sm_work, &reduction_s, &credit, &carried}) a->resize(choices);
     named_models.clear();
   }
 };
 // The index of the lowest set bit of a nonzero word (C++20's countr_zero).
 int lowest_bit(uint64_t word) { return __builtin_ctzll(word); }
 
-EnsembleScratch& ensemble_scratch() {
+// Not inlined, so that the search holds the scratch's address as a plain pointer: inlined, GCC
+// recomputed the thread-local address (a call to __tls_get_addr in a shared library) wherever it
+// was used, in each pass over each neighbour's row.
+__attribute__((noinline)) EnsembleScratch& ensemble_scratch() {
   thread_local EnsembleScratch scratch;
   return scratch;
 }
@@ -457,10 +490,9 @@ EnsembleScratch& ensemble_scratch() {
 // comparison of distances keeps the earlier entry of a tie.
 bool nearest_with_candidates(const TunedClass& cls, const std::vector<double>& distance,
                              EnsembleScratch* scratch) {
-  using Near = std::pair<double, size_t>;
   double nearest_any = HUGE_VAL;
   size_t nearest_any_at = 0;
-  std::array<Near, kTunedNeighbours> nearest;
+  std::array<Neighbour, kTunedNeighbours> nearest;
   size_t count = 0;
   for (size_t at = 0; at < distance.size(); ++at) {
     const double d = distance[at];
@@ -468,79 +500,105 @@ bool nearest_with_candidates(const TunedClass& cls, const std::vector<double>& d
       nearest_any = d;
       nearest_any_at = at;
     }
-    if (!cls.has_candidates[at] || (count == nearest.size() && !(d < nearest.back().first)))
+    if (!cls.has_candidates[at] || (count == nearest.size() && !(d < nearest.back().distance)))
       continue;
     // Insertion into the sorted few, the farthest dropped when they are full.
     size_t pos = count < nearest.size() ? count++ : nearest.size() - 1;
-    for (; pos > 0 && d < nearest[pos - 1].first; --pos) nearest[pos] = nearest[pos - 1];
-    nearest[pos] = {d, cls.entries[at]};
+    for (; pos > 0 && d < nearest[pos - 1].distance; --pos) nearest[pos] = nearest[pos - 1];
+    nearest[pos] = {d, cls.entries[at], at};
   }
   scratch->nearest.assign(nearest.begin(), nearest.begin() + count);
-  return count > 0 && nearest.front().second == cls.entries[nearest_any_at];
+  return count > 0 && nearest.front().at == nearest_any_at;
 }
 
-// The members of the union of the neighbours' sets (`sets` of `words` words per entry), in
-// ascending order, into `out`.
-void list_union(const std::vector<uint64_t>& sets, size_t words, const EnsembleScratch& sc,
-                std::vector<uint32_t>* out) {
+// Lists the models of the neighbours' candidates (the union of their TunedSource::model_sets)
+// in ascending number and models each at p's shape (at_want), once, from its tiling's counts;
+// then gives each choice of the class its model's figures, and no credit yet. In loops of their
+// own, so that the rows' walks that follow are all arithmetic. A choice whose model no neighbour
+// names reads a model of an earlier search (or zeros), finite whatever it is, and the rows'
+// zeros keep it out of every sum.
+void model_choices(const TunedSource& src, const TunedClass& cls, const GemmProblem& p,
+                   EnsembleScratch* sc) {
+  const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
+  const size_t words = src.model_set_words;
   for (size_t w = 0; w < words; ++w) {
     uint64_t set = 0;
-    for (const auto& near : sc.nearest) set |= sets[near.second * words + w];
+    for (const Neighbour& near : sc->nearest) set |= src.model_sets[near.entry * words + w];
     for (; set != 0; set &= set - 1)
-      out->push_back(static_cast<uint32_t>(64 * w + static_cast<size_t>(lowest_bit(set))));
+      sc->named_models.push_back(static_cast<uint32_t>(64 * w + size_t(lowest_bit(set))));
   }
-}
-
-// Lists the choices that the neighbours name (TunedSource::choice_sets) and their models, in
-// ascending number; models each at p's shape (at_want), once, from its tiling's counts; the
-// choices' credit starts at 0. In a loop of its own, so that the walk that follows is all
-// arithmetic.
-void model_named_choices(const TunedSource& src, const GemmProblem& p, EnsembleScratch* sc) {
-  const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
-  list_union(src.choice_sets, src.choice_set_words, *sc, &sc->named);
-  list_union(src.model_sets, src.model_set_words, *sc, &sc->named_models);
   for (size_t t = 0; t < src.tilings.size(); ++t)
     sc->counts[t] = src.tilings[t].counts(want.m, want.n, want.k);
-  for (const uint32_t ch : sc->named) sc->credit[ch] = 0;
   for (const uint32_t model : sc->named_models)
     sc->at_want[model] = tile_model_cost(src.models[model], src.model_splits[model], want.m,
                                          want.n, want.k, sc->counts[src.model_tilings[model]]);
+  for (size_t d = 0; d < cls.width; ++d) {
+    const TileModelCost& model = sc->at_want[cls.choice_models[d]];
+    sc->busiest_sm_work[d] = model.busiest_sm_work;
+    sc->reduction_s[d] = model.reduction_s;
+    sc->credit[d] = -HUGE_VAL;  // until a neighbour measures it (credit_neighbour)
+  }
 }
 
-// Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it names
-// (once: an entry keeps one candidate per choice), w · (log cap − log min(ratio, cap)), with
-// ratio its carried time over the neighbour's least. Three loops over the neighbour's candidates:
-// their times carried to p's shape (also in float), their logarithms (log_of_ratio; the one
-// loop that vectorizes, all the arithmetic), the credit scattered. The scratch is read through raw
-// pointers taken once (through the thread_local references the compiler reloaded them on every
-// candidate).
-void credit_neighbour(const TunedSource& src, size_t j, EnsembleScratch* sc) {
-  const auto [distance, i] = sc->nearest[j];
-  const double near = distance + 0.1;  // weight 1 / (distance + 0.1)³, tune_select.hpp
-  const double w = 1.0 / (near * near * near);
-  const uint32_t* const choices = src.walk_choices.data() + src.walk_begin[i];
-  const uint32_t* const models = src.walk_models.data() + src.walk_begin[i];
-  const double* const per_work_s = src.walk_per_work_s.data() + src.walk_begin[i];
-  const size_t named = src.walk_begin[i + 1] - src.walk_begin[i];
-  const TileModelCost* const at_want = sc->at_want.data();
-  double* const carried = sc->carried.data();
-  float* const logs = sc->ratio_log.data();
-  double least = HUGE_VAL;
-  for (size_t c = 0; c < named; ++c) {
-    carried[c] = carry_time(per_work_s[c], at_want[models[c]]);
-    logs[c] = static_cast<float>(carried[c]);
-    least = std::min(least, carried[c]);
+// The greatest of a row's `count` values (a multiple of kLanes): a maximum is exact in any order.
+double greatest_of(const double* row, size_t count) {
+  Doubles most = all(-HUGE_VAL);
+  for (size_t d = 0; d < count; d += kLanes) {
+    const Doubles v = load_doubles(row + d);
+    most = v > most ? v : most;
   }
-  // A ratio past the cap gets no credit, so its y, in [0.5, 1), goes through the series but is
-  // not used.
-  const float least_f = static_cast<float>(least);
-  for (size_t c = 0; c < named; ++c)
-    logs[c] = log_of_ratio((logs[c] - least_f) / (logs[c] + least_f));
-  const float log_cap = std::log(static_cast<float>(kTunedMissingRatio));
+  double out = -HUGE_VAL;
+  for (size_t l = 0; l < kLanes; ++l) out = std::max(out, most[l]);
+  return out;
+}
+
+// Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it measured,
+// w · (log cap − log min(ratio, cap)), with ratio its carried time over the neighbour's least.
+// Two passes over the neighbour's row (TunedClass::per_work_s), eight choices at a time: the
+// times carried to p's shape (as carry_time adds them; ∞ where the row has none) and their
+// least (a minimum is exact in any order); then their logarithms (log_of_ratio, in float) and
+// the credit. A choice's credit is −∞ until a neighbour measures it, then 0 plus what each
+// neighbour that measured it adds, in their order: so the sums are exactly those of a walk over
+// the candidates alone, and a choice no neighbour measured ranks below every other. The scratch
+// is read through raw pointers taken once (through the thread_local references the compiler
+// looked the thread's storage up again on every pass).
+void credit_neighbour(const TunedClass& cls, size_t j, EnsembleScratch* sc) {
+  const Neighbour& neighbour = sc->nearest[j];
+  const double near = neighbour.distance + 0.1;  // weight 1 / (distance + 0.1)³, tune_select.hpp
+  const double w = 1.0 / (near * near * near);
+  const size_t count = cls.width;
+  const double* const per_work_s = cls.per_work_s.data() + neighbour.at * count;
+  const double* const busiest = sc->busiest_sm_work.data();
+  const double* const reduction = sc->reduction_s.data();
+  double* const carried = sc->carried.data();
   double* const credit = sc->credit.data();
-  for (size_t c = 0; c < named; ++c)
-    if (carried[c] < kTunedMissingRatio * least)  // else the capped ratio: no credit
-      credit[choices[c]] += w * (log_cap - logs[c]);
+  Doubles least_lanes = all(HUGE_VAL);
+  for (size_t d = 0; d < count; d += kLanes) {
+    const Doubles per_work = load_doubles(per_work_s + d);
+    const Doubles time = kFixedLaunchSeconds + per_work * load_doubles(busiest + d) +
+                         load_doubles(reduction + d);
+    const Doubles measured = per_work > 0 ? time : all(HUGE_VAL);
+    store(measured, carried + d);
+    least_lanes = measured < least_lanes ? measured : least_lanes;
+  }
+  double least = HUGE_VAL;
+  for (size_t l = 0; l < kLanes; ++l) least = std::min(least, least_lanes[l]);
+  // A ratio past the cap gets no credit, so its y, in [0.5, 1), goes through the series but is
+  // not used; a choice not measured (∞) goes through it as the least, y = 0, unused too.
+  const float least_f = static_cast<float>(least);
+  const float log_cap = std::log(static_cast<float>(kTunedMissingRatio));
+  for (size_t d = 0; d < count; d += kLanes) {
+    const Doubles time = load_doubles(carried + d);
+    const Floats time_f = __builtin_convertvector(time < HUGE_VAL ? time : all(least), Floats);
+    const Floats log_ratio = log_of_ratio((time_f - least_f) / (time_f + least_f));
+    const Doubles gain =
+        time < kTunedMissingRatio * least
+            ? w * __builtin_convertvector(log_cap - log_ratio, Doubles)
+            : all(0.0);
+    const Doubles so_far = load_doubles(credit + d);
+    const Doubles from_zero = so_far == -HUGE_VAL ? all(0.0) : so_far;
+    store(time < HUGE_VAL ? from_zero + gain : so_far, credit + d);
+  }
 }
 
 // Chooses `ch` as the nearest neighbour that measured it names it (a choice is a kernel and a
@@ -549,16 +607,16 @@ void credit_neighbour(const TunedSource& src, size_t j, EnsembleScratch* sc) {
 // ranking, for the winner alone, so that the search does not track it for every choice.
 void choose_by_nearest(const TunedSource& src, const EnsembleScratch& sc, size_t ch, bool explain,
                        Selection<GemmProblem>* out) {
-  for (const auto& [distance, i] : sc.nearest) {
-    const std::vector<ResolvedCandidate>& candidates = src.candidates[i];
+  for (const Neighbour& near : sc.nearest) {
+    const std::vector<ResolvedCandidate>& candidates = src.candidates[near.entry];
     const auto from = std::find_if(candidates.begin(), candidates.end(),
                                    [&](const ResolvedCandidate& c) { return c.choice == ch; });
     if (from == candidates.end()) continue;
     choose(*from, out);
     if (!explain) return;
-    describe_choice(src, i, *from,
+    describe_choice(src, near.entry, *from,
                     carry_time(from->per_work_s, sc.at_want[src.choice_models[ch]]), out);
-    append_distance(distance, out);
+    append_distance(near.distance, out);
     if (sc.nearest.size() > 1) {
       out->reason += "; ranked over the ";
       append_decimal(&out->reason, sc.nearest.size());
@@ -575,21 +633,23 @@ bool choose_by_ensemble(const TunedSource& src, const TunedClass& cls, const Gem
                         const Context& ctx, const DeviceInfo* device, bool allow_vendor,
                         bool explain, EnsembleScratch& sc, Selection<GemmProblem>* out) {
   if (!nearest_with_candidates(cls, sc.distance, &sc)) return false;
-  sc.start(src);
-  model_named_choices(src, p, &sc);
-  for (size_t j = 0; j < sc.nearest.size(); ++j) credit_neighbour(src, j, &sc);
+  sc.start(src, cls.width);
+  model_choices(src, cls, p, &sc);
+  for (size_t j = 0; j < sc.nearest.size(); ++j) credit_neighbour(cls, j, &sc);
   // Most credit first (ties: the lower number, the choice met first in the source), tried until
-  // one is admissible.
-  for (size_t tried = 0; tried < sc.named.size(); ++tried) {
-    size_t best = sc.named.front();
-    for (const uint32_t ch : sc.named)
-      if (sc.credit[ch] > sc.credit[best]) best = ch;
-    sc.credit[best] = -HUGE_VAL;  // the next search's model_named_choices resets it
-    if (!admissible(*src.choices[best].kernel, p, ctx, device, allow_vendor)) continue;
-    choose_by_nearest(src, sc, best, explain, out);
+  // one is admissible; only the measured ones are tried (the others' credit is −∞).
+  const double* const credit = sc.credit.data();
+  for (;;) {
+    const double most = greatest_of(credit, cls.width);
+    if (most == -HUGE_VAL) return false;
+    const size_t best =
+        static_cast<size_t>(std::find(credit, credit + cls.width, most) - credit);
+    sc.credit[best] = -HUGE_VAL;
+    const uint32_t ch = cls.choices[best];
+    if (!admissible(*src.choices[ch].kernel, p, ctx, device, allow_vendor)) continue;
+    choose_by_nearest(src, sc, ch, explain, out);
     return true;
   }
-  return false;
 }
 
 }  // namespace

@@ -26,6 +26,18 @@ struct TunedClass {
   std::vector<size_t> entries;  // ascending
   std::array<std::vector<double>, 3> log2, multiple_of_16;  // by position in `entries`
   std::vector<char> has_candidates;
+  // The choices that the class's entries' candidates name, in ascending number
+  // (TunedSource::choices), with each one's model (TunedSource::models); and per entry, by
+  // position, a row with a time per unit of work for each of those choices (its candidate's
+  // per_work_s), 0 where the entry measured none. A search walks a neighbour's whole row: each of
+  // its steps (carry, logarithm, credit) is then one vector loop with no gather or scatter, which
+  // cost less than walking only the candidates, though a row is longer (f32: 43–59 choices
+  // a class, 28–32 candidates an entry on average).
+  // A row is `width` long, choices.size() rounded up to a multiple of 8 (a search takes eight
+  // at once, tune_select.cpp); the padding is a choice that no entry measured, of model 0.
+  std::vector<uint32_t> choices, choice_models;  // choice_models has `width`
+  std::vector<double> per_work_s;  // entries.size() rows of `width`
+  size_t width = 0;
 };
 
 // A measured candidate of an entry with its kernel resolved.
@@ -54,13 +66,6 @@ struct TunedSource {
   // Per entry, its candidates whose ids are registered (empty: choose the winner as measured),
   // one per choice: the fastest measured of those that name it.
   std::vector<std::vector<ResolvedCandidate>> candidates;
-  // The same candidates' choices, models and seconds per unit of work, flat: entry i's are
-  // positions walk_begin[i] to walk_begin[i + 1]. A search walks these, not the candidates: a
-  // copy like this without the models measured no faster (ff788f3 removed it), but reading each
-  // candidate's model through its choice did cost (f32 search 0.66 µs with these arrays, 0.69
-  // without, six runs of each alternated on the development machine).
-  std::vector<uint32_t> walk_begin, walk_choices, walk_models;
-  std::vector<double> walk_per_work_s;
   // The distinct choices that the entries' candidates name, numbered once for the whole source:
   // a selection scores them in arrays indexed by that number.
   std::vector<TunedChoice> choices;
@@ -75,10 +80,10 @@ struct TunedSource {
   // tiling's tiles once at the shape asked for.
   std::vector<TileSizes> tilings;
   std::vector<uint32_t> model_tilings;
-  // Per entry, the set of choices its candidates name: choice c is bit c % 64 of word c / 64 of
-  // the entry's choice_set_words words; and the set of their models, alike.
-  std::vector<uint64_t> choice_sets, model_sets;
-  size_t choice_set_words = 0, model_set_words = 0;
+  // Per entry, the set of its candidates' models: model c is bit c % 64 of word c / 64 of the
+  // entry's model_set_words words. A search models the union of its neighbours' sets.
+  std::vector<uint64_t> model_sets;
+  size_t model_set_words = 0;
   // Per entry, the explanation's text, made at load so that a selection only appends it.
   std::vector<std::string> notes;
   // The entries grouped by class, in order of first appearance: a selection scans only its own
@@ -120,12 +125,14 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
 // pairs (Estrin) to keep its chain of dependent operations short. In float, so that a loop of
 // them vectorizes: std::log, once per choice and neighbour, was the largest single cost of a
 // search. The domain is this narrow because the ratios are capped.
+// `Float` is float, or a vector of floats (the search takes eight at once, tune_select.cpp).
 static_assert(kTunedMissingRatio == 3, "log_of_ratio's series is for ratios up to 3");
-inline float log_of_ratio(float y) {
-  const float z = y * y, z2 = z * z, z4 = z2 * z2;
-  const float low = (1.0f + z * (1.0f / 3)) + z2 * (1.0f / 5 + z * (1.0f / 7));
-  const float high = (1.0f / 9 + z * (1.0f / 11)) + z2 * (1.0f / 13 + z * (1.0f / 15));
-  return 2 * y * (low + z4 * high);
+template <class Float>
+inline Float log_of_ratio(Float y) {
+  const Float z = y * y, z2 = z * z, z4 = z2 * z2;
+  const Float low = (1.0f + z * (1.0f / 3)) + z2 * (1.0f / 5 + z * (1.0f / 7));
+  const Float high = (1.0f / 9 + z * (1.0f / 11)) + z2 * (1.0f / 13 + z * (1.0f / 15));
+  return 2.0f * y * (low + z4 * high);
 }
 
 // The explanation's numbers, appended without streams or printf: `v` in decimal, and `d` ≥ 0

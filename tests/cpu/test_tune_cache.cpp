@@ -615,13 +615,41 @@ TEST(PickTuned, ChoicesOfOneTilingAndOccupancyShareAModel) {
     EXPECT_EQ(src.model_splits[model], src.choices[ch].split_k) << k.info.id;
     EXPECT_TRUE(src.tilings[src.model_tilings[model]] == src.models[model].tile) << k.info.id;
   }
-  // The walk's arrays hold the candidates' choices, models and times per unit of work.
-  ASSERT_EQ(src.walk_begin, (std::vector<uint32_t>{0, 6}));
-  for (size_t c = 0; c < src.candidates[0].size(); ++c) {
-    EXPECT_EQ(src.walk_choices[c], src.candidates[0][c].choice);
-    EXPECT_EQ(src.walk_models[c], src.choice_models[src.candidates[0][c].choice]);
-    EXPECT_EQ(src.walk_per_work_s[c], src.candidates[0][c].per_work_s);
+  // The class's rows: the entry's time per unit of work for each choice of the class, which
+  // here are all of the source's, in ascending number.
+  ASSERT_EQ(src.classes.size(), 1u);
+  const TunedClass& cls = src.classes[0];
+  ASSERT_EQ(cls.choices, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+  ASSERT_EQ(cls.width, 8u);  // a row is padded to a multiple of 8
+  ASSERT_EQ(cls.per_work_s.size(), 8u);
+  for (const ResolvedCandidate& c : src.candidates[0]) {
+    EXPECT_EQ(cls.per_work_s[c.choice], c.per_work_s);
+    EXPECT_EQ(cls.choice_models[c.choice], src.choice_models[c.choice]);
   }
+}
+
+// A class's rows hold a time for each choice of the class, 0 where the entry measured none.
+TEST(PickTuned, EachEntrysRowHasATimeForTheChoicesItMeasured) {
+  KernelList<GemmKernel> list;
+  for (const char* id : {"a", "b", "c"}) list.add(tiled_kernel(id, 128, 128, 8));
+  TuneEntry first = entry_for(Buffers(1024, 1024, 1024).p, "c", 1.0e-4);
+  first.candidates = {{"c", 0, 1.0e-4}, {"a", 0, 1.2e-4}};
+  TuneEntry second = entry_for(Buffers(512, 512, 512).p, "b", 2.0e-5);
+  second.candidates = {{"b", 0, 2.0e-5}, {"a", 0, 3.0e-5}};
+  const TunedSource src = make_tuned_source("test", {first, second}, list, h200_like);
+  ASSERT_EQ(src.classes.size(), 1u);
+  const TunedClass& cls = src.classes[0];
+  ASSERT_EQ(src.choices.size(), 3u);  // c, a, b: numbered as met
+  ASSERT_EQ(cls.choices, (std::vector<uint32_t>{0, 1, 2}));
+  ASSERT_EQ(cls.width, 8u);
+  std::vector<double> rows(2 * 8, 0.0);  // the padding: times of 0, measured by none
+  rows[0] = src.candidates[0][0].per_work_s;
+  rows[1] = src.candidates[0][1].per_work_s;
+  rows[8 + 1] = src.candidates[1][1].per_work_s;
+  rows[8 + 2] = src.candidates[1][0].per_work_s;
+  EXPECT_EQ(cls.per_work_s, rows);
+  for (const auto& candidates : src.candidates)  // 0 marks "not measured": a time is never 0
+    for (const ResolvedCandidate& c : candidates) EXPECT_GT(c.per_work_s, 0);
 }
 
 // The ensemble's logarithm (log_of_ratio) over the ratios it is given, 1 to 3: within the
