@@ -460,16 +460,18 @@ struct EnsembleScratch {
   std::vector<uint32_t> named_models;  // the models of the neighbours' candidates, ascending
   // Per choice of the class (TunedClass::choices, `width` of them): its model at the shape asked
   // for, in two arrays (a row's loops read them as vectors); 0 plus Σ w·(log cap − log capped
-  // ratio) over the neighbours that measured it, −∞ where none did; and the current neighbour's
-  // carried time.
+  // ratio) over the neighbours that measured it, −∞ where none did; and each neighbour's carried
+  // time, in rows of `width` (carry_row).
   std::vector<double> busiest_sm_work, reduction_s, credit, carried;
 
   // Ready for a selection over the source's models and tilings and a class of `choices`.
   void start(const TunedSource& src, size_t choices) {
     counts.resize(src.tilings.size());
     at_want.resize(src.models.size());
-    if (credit.size() < choices)
-      for (auto* a : {&busiest_sm_work, &reduction_s, &credit, &carried}) a->resize(choices);
+    if (credit.size() < choices) {
+      for (auto* a : {&busiest_sm_work, &reduction_s, &credit}) a->resize(choices);
+      carried.resize(kTunedNeighbours * choices);
+    }
     named_models.clear();
   }
 };
@@ -487,33 +489,39 @@ __attribute__((noinline)) EnsembleScratch& ensemble_scratch() {
 // Up to kTunedNeighbours entries of `cls` that have candidates, nearest first (ties by index),
 // into scratch.nearest, from the class's distances (class_distances); false when the nearest
 // entry of all has none (a cache of winners only). Entries come in ascending index, so a strict
-// comparison of distances keeps the earlier entry of a tie.
+// comparison of distances keeps the earlier entry of a tie. The nearest three are kept by
+// selects, not branches: which entry displaces which follows no pattern that a branch predictor
+// learns, and mispredicted branches were most of this scan's time.
+static_assert(kTunedNeighbours == 3, "nearest_with_candidates keeps three");
 bool nearest_with_candidates(const TunedClass& cls, const std::vector<double>& distance,
                              EnsembleScratch* scratch) {
   double nearest_any = HUGE_VAL;
   size_t nearest_any_at = 0;
-  std::array<Neighbour, kTunedNeighbours> nearest;
-  size_t count = 0;
+  double d0 = HUGE_VAL, d1 = HUGE_VAL, d2 = HUGE_VAL;  // the nearest three with candidates
+  size_t at0 = 0, at1 = 0, at2 = 0;
   for (size_t at = 0; at < distance.size(); ++at) {
     const double d = distance[at];
-    if (d < nearest_any) {
-      nearest_any = d;
-      nearest_any_at = at;
-    }
-    if (!cls.has_candidates[at] || (count == nearest.size() && !(d < nearest.back().distance)))
-      continue;
-    // Insertion into the sorted few, the farthest dropped when they are full.
-    size_t pos = count < nearest.size() ? count++ : nearest.size() - 1;
-    for (; pos > 0 && d < nearest[pos - 1].distance; --pos) nearest[pos] = nearest[pos - 1];
-    nearest[pos] = {d, cls.entries[at], at};
+    const bool nearer = d < nearest_any;
+    nearest_any = nearer ? d : nearest_any;
+    nearest_any_at = nearer ? at : nearest_any_at;
+    const double c = cls.has_candidates[at] ? d : HUGE_VAL;  // distances are finite
+    const bool before0 = c < d0, before1 = c < d1, before2 = c < d2;
+    d2 = before1 ? d1 : before2 ? c : d2;
+    at2 = before1 ? at1 : before2 ? at : at2;
+    d1 = before0 ? d0 : before1 ? c : d1;
+    at1 = before0 ? at0 : before1 ? at : at1;
+    d0 = before0 ? c : d0;
+    at0 = before0 ? at : at0;
   }
-  scratch->nearest.assign(nearest.begin(), nearest.begin() + count);
-  return count > 0 && nearest.front().at == nearest_any_at;
+  scratch->nearest.clear();
+  for (const auto& [d, at] : {std::pair<double, size_t>{d0, at0}, {d1, at1}, {d2, at2}})
+    if (d < HUGE_VAL) scratch->nearest.push_back({d, cls.entries[at], at});
+  return !scratch->nearest.empty() && at0 == nearest_any_at;
 }
 
 // Lists the models of the neighbours' candidates (the union of their TunedSource::model_sets)
 // in ascending number and models each at p's shape (at_want), once, from its tiling's counts;
-// then gives each choice of the class its model's figures, and no credit yet. In loops of their
+// then gives each choice of the class its model's figures. In loops of their
 // own, so that the rows' walks that follow are all arithmetic. A choice whose model no neighbour
 // names reads a model of an earlier search (or zeros), finite whatever it is, and the rows'
 // zeros keep it out of every sum.
@@ -536,7 +544,6 @@ void model_choices(const TunedSource& src, const TunedClass& cls, const GemmProb
     const TileModelCost& model = sc->at_want[cls.choice_models[d]];
     sc->busiest_sm_work[d] = model.busiest_sm_work;
     sc->reduction_s[d] = model.reduction_s;
-    sc->credit[d] = -HUGE_VAL;  // until a neighbour measures it (credit_neighbour)
   }
 }
 
@@ -552,26 +559,15 @@ double greatest_of(const double* row, size_t count) {
   return out;
 }
 
-// Adds neighbour `j`'s (scratch.nearest[j]) view to the choices' credit: each choice it measured,
-// w · (log cap − log min(ratio, cap)), with ratio its carried time over the neighbour's least.
-// Two passes over the neighbour's row (TunedClass::per_work_s), eight choices at a time: the
-// times carried to p's shape (as carry_time adds them; ∞ where the row has none) and their
-// least (a minimum is exact in any order); then their logarithms (log_of_ratio, in float) and
-// the credit. A choice's credit is −∞ until a neighbour measures it, then 0 plus what each
-// neighbour that measured it adds, in their order: so the sums are exactly those of a walk over
-// the candidates alone, and a choice no neighbour measured ranks below every other. The scratch
-// is read through raw pointers taken once (through the thread_local references the compiler
-// looked the thread's storage up again on every pass).
-void credit_neighbour(const TunedClass& cls, size_t j, EnsembleScratch* sc) {
-  const Neighbour& neighbour = sc->nearest[j];
-  const double near = neighbour.distance + 0.1;  // weight 1 / (distance + 0.1)³, tune_select.hpp
-  const double w = 1.0 / (near * near * near);
+// Neighbour j's (scratch.nearest[j]) row (TunedClass::per_work_s) carried to p's shape, eight
+// choices at a time, into its row of the scratch's `carried` (as carry_time adds them; ∞ where
+// the row has no time); returns their least (a minimum is exact in any order).
+double carry_row(const TunedClass& cls, size_t j, EnsembleScratch* sc) {
   const size_t count = cls.width;
-  const double* const per_work_s = cls.per_work_s.data() + neighbour.at * count;
+  const double* const per_work_s = cls.per_work_s.data() + sc->nearest[j].at * count;
   const double* const busiest = sc->busiest_sm_work.data();
   const double* const reduction = sc->reduction_s.data();
-  double* const carried = sc->carried.data();
-  double* const credit = sc->credit.data();
+  double* const carried = sc->carried.data() + j * count;
   Doubles least_lanes = all(HUGE_VAL);
   for (size_t d = 0; d < count; d += kLanes) {
     const Doubles per_work = load_doubles(per_work_s + d);
@@ -583,21 +579,46 @@ void credit_neighbour(const TunedClass& cls, size_t j, EnsembleScratch* sc) {
   }
   double least = HUGE_VAL;
   for (size_t l = 0; l < kLanes; ++l) least = std::min(least, least_lanes[l]);
-  // A ratio past the cap gets no credit, so its y, in [0.5, 1), goes through the series but is
-  // not used; a choice not measured (∞) goes through it as the least, y = 0, unused too.
-  const float least_f = static_cast<float>(least);
+  return least;
+}
+
+// The choices' credit (tune_select.hpp): for each, over the neighbours that measured it, in
+// their order, w · (log cap − log min(ratio, cap)), with ratio its carried time over that
+// neighbour's least. Every row is carried first (carry_row), so that the neighbours' chains of
+// work overlap; then the credit of eight choices at a time, over the neighbours in turn. A
+// choice's credit is −∞ until a neighbour measures it, then 0 plus what each neighbour that
+// measured it adds: so the sums are exactly those of a walk over the candidates alone, and a
+// choice no neighbour measured ranks below every other. The scratch is read through raw
+// pointers taken once.
+void credit_choices(const TunedClass& cls, EnsembleScratch* sc) {
+  const size_t count = cls.width, neighbours = sc->nearest.size();
+  std::array<double, kTunedNeighbours> least{}, weight{};
+  std::array<float, kTunedNeighbours> least_f{};
+  for (size_t j = 0; j < neighbours; ++j) {
+    least[j] = carry_row(cls, j, sc);
+    least_f[j] = static_cast<float>(least[j]);
+    const double near = sc->nearest[j].distance + 0.1;  // weight 1 / (distance + 0.1)³
+    weight[j] = 1.0 / (near * near * near);
+  }
+  const double* const carried = sc->carried.data();
+  double* const credit = sc->credit.data();
   const float log_cap = std::log(static_cast<float>(kTunedMissingRatio));
   for (size_t d = 0; d < count; d += kLanes) {
-    const Doubles time = load_doubles(carried + d);
-    const Floats time_f = __builtin_convertvector(time < HUGE_VAL ? time : all(least), Floats);
-    const Floats log_ratio = log_of_ratio((time_f - least_f) / (time_f + least_f));
-    const Doubles gain =
-        time < kTunedMissingRatio * least
-            ? w * __builtin_convertvector(log_cap - log_ratio, Doubles)
-            : all(0.0);
-    const Doubles so_far = load_doubles(credit + d);
-    const Doubles from_zero = so_far == -HUGE_VAL ? all(0.0) : so_far;
-    store(time < HUGE_VAL ? from_zero + gain : so_far, credit + d);
+    Doubles sum = all(-HUGE_VAL);
+    for (size_t j = 0; j < neighbours; ++j) {
+      // A ratio past the cap gets no credit, so its y, in [0.5, 1), goes through the series but
+      // is not used; a choice not measured (∞) goes through it as the least, y = 0, unused too.
+      const Doubles time = load_doubles(carried + j * count + d);
+      const Floats time_f =
+          __builtin_convertvector(time < HUGE_VAL ? time : all(least[j]), Floats);
+      const Floats log_ratio = log_of_ratio((time_f - least_f[j]) / (time_f + least_f[j]));
+      const Doubles gain = time < kTunedMissingRatio * least[j]
+                               ? weight[j] * __builtin_convertvector(log_cap - log_ratio, Doubles)
+                               : all(0.0);
+      const Doubles from_zero = sum == -HUGE_VAL ? all(0.0) : sum;
+      sum = time < HUGE_VAL ? from_zero + gain : sum;
+    }
+    store(sum, credit + d);
   }
 }
 
@@ -635,7 +656,7 @@ bool choose_by_ensemble(const TunedSource& src, const TunedClass& cls, const Gem
   if (!nearest_with_candidates(cls, sc.distance, &sc)) return false;
   sc.start(src, cls.width);
   model_choices(src, cls, p, &sc);
-  for (size_t j = 0; j < sc.nearest.size(); ++j) credit_neighbour(cls, j, &sc);
+  credit_choices(cls, &sc);
   // Most credit first (ties: the lower number, the choice met first in the source), tried until
   // one is admissible; only the measured ones are tried (the others' credit is −∞).
   const double* const credit = sc.credit.data();
