@@ -117,38 +117,6 @@ struct TileSizes {
   }
 };
 
-// A kernel's tiling on one device as the model reads it, prepared once per kernel and device
-// (tile_model_kernel): a selection models each choice at a new shape, and only this part of the
-// model depends on the kernel.
-struct TileModelKernel {
-  bool modelled = false;          // tile_modelled() of its tiling; else it scales by bytes
-  TileSchedule schedule = TileSchedule::kUnmodelled;
-  bool run_time_split = false;    // its tiling's split_k < 0: the problem's split is honoured
-  TileSizes tile;                 // 1×1×1 where not modelled
-  Divisor sms, blocks_per_sm;
-  int64_t slots = 1;              // SMs × blocks per SM: the blocks resident at once
-  double seconds_per_byte = 1e-12;  // 1 / TileModelDevice::bytes_per_s
-
-  bool operator==(const TileModelKernel& o) const {  // `slots` follows from the divisors
-    return modelled == o.modelled && schedule == o.schedule &&
-           run_time_split == o.run_time_split && tile == o.tile &&
-           sms.value() == o.sms.value() && blocks_per_sm.value() == o.blocks_per_sm.value() &&
-           seconds_per_byte == o.seconds_per_byte;
-  }
-};
-inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevice& d) {
-  TileModelKernel k;
-  k.modelled = tile_modelled(t);
-  k.schedule = t.schedule;
-  k.run_time_split = t.split_k < 0;
-  if (k.modelled) k.tile = {Divisor(t.block_m), Divisor(t.block_n), Divisor(t.block_k)};
-  k.sms = Divisor(d.sms);
-  k.blocks_per_sm = Divisor(d.blocks_per_sm);
-  k.slots = k.sms.value() * k.blocks_per_sm.value();
-  k.seconds_per_byte = 1 / d.bytes_per_s;
-  return k;
-}
-
 // The time of `blocks` blocks resident together on one SM, in units of one block's alone: they
 // share its issue slots and pipes, so x of them take x^0.75 times as long, not once (their SM
 // does x^0.25 times the work of one, its latencies better hidden). The exponent was fitted on the
@@ -168,6 +136,40 @@ inline double co_resident_time(int64_t blocks) {
   if (blocks >= 0 && blocks <= kTabled) return tabled[static_cast<size_t>(blocks)];
   const double x = static_cast<double>(blocks);
   return std::sqrt(x) * std::sqrt(std::sqrt(x));
+}
+
+// A kernel's tiling on one device as the model reads it, prepared once per kernel and device
+// (tile_model_kernel): a selection models each choice at a new shape, and only this part of the
+// model depends on the kernel.
+struct TileModelKernel {
+  bool modelled = false;          // tile_modelled() of its tiling; else it scales by bytes
+  TileSchedule schedule = TileSchedule::kUnmodelled;
+  bool run_time_split = false;    // its tiling's split_k < 0: the problem's split is honoured
+  TileSizes tile;                 // 1×1×1 where not modelled
+  Divisor sms, blocks_per_sm;
+  int64_t slots = 1;              // SMs × blocks per SM: the blocks resident at once
+  double co_resident_full = 1;    // co_resident_time(blocks per SM): a full round's time
+  double seconds_per_byte = 1e-12;  // 1 / TileModelDevice::bytes_per_s
+
+  bool operator==(const TileModelKernel& o) const {  // slots, co_resident_full: from the divisors
+    return modelled == o.modelled && schedule == o.schedule &&
+           run_time_split == o.run_time_split && tile == o.tile &&
+           sms.value() == o.sms.value() && blocks_per_sm.value() == o.blocks_per_sm.value() &&
+           seconds_per_byte == o.seconds_per_byte;
+  }
+};
+inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevice& d) {
+  TileModelKernel k;
+  k.modelled = tile_modelled(t);
+  k.schedule = t.schedule;
+  k.run_time_split = t.split_k < 0;
+  if (k.modelled) k.tile = {Divisor(t.block_m), Divisor(t.block_n), Divisor(t.block_k)};
+  k.sms = Divisor(d.sms);
+  k.blocks_per_sm = Divisor(d.blocks_per_sm);
+  k.slots = k.sms.value() * k.blocks_per_sm.value();
+  k.co_resident_full = co_resident_time(k.blocks_per_sm.value());
+  k.seconds_per_byte = 1 / d.bytes_per_s;
+  return k;
 }
 
 // What a stream-K walk costs beyond its even share, in k-iterations of one tile: its tiles' pieces
@@ -233,8 +235,8 @@ inline TileModelCost tile_model_cost(const TileModelKernel& km, int split_k, int
       const int64_t full_rounds = km.blocks_per_sm.floor_of(on_busiest),
                     last_round = on_busiest - full_rounds * resident;
       const int64_t slice_k_tiles = ceil_by_small(k_tiles, slices);
-      c.busiest_sm_work = (static_cast<double>(full_rounds) * co_resident_time(resident) +
-                           (last_round > 0 ? co_resident_time(last_round) : 0)) *
+      c.busiest_sm_work = (static_cast<double>(full_rounds) * km.co_resident_full +
+                           co_resident_time(last_round)) *
                           static_cast<double>(slice_k_tiles);
       if (slices > 1)  // the partial planes read once, C written once, and a launch
         c.reduction_s = static_cast<double>((slices + 1) * m * n * 4) * km.seconds_per_byte + 2e-6;

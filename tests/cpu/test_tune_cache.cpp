@@ -652,6 +652,31 @@ TEST(PickTuned, EachEntrysRowHasATimeForTheChoicesItMeasured) {
     for (const ResolvedCandidate& c : candidates) EXPECT_GT(c.per_work_s, 0);
 }
 
+// A choice that none of the nearest entries measured is never ranked, even when every one they
+// measured that is admissible has no credit (past the cap) and it has the lower number: here
+// "a" is refused at k > 512, "c" was 4× slower than it everywhere, and "u", met first in the
+// table, was measured only far away.
+TEST(PickTuned, ChoicesNoNeighbourMeasuredAreNeverRanked) {
+  KernelList<GemmKernel> list;
+  list.add(fake_kernel("u", GemmTypes{}));
+  list.add(fake_kernel("a", GemmTypes{}, /*refuses_large_k=*/true));
+  list.add(fake_kernel("c", GemmTypes{}));
+  std::vector<TuneEntry> entries;
+  TuneEntry far = entry_for(Buffers(64, 64, 64).p, "u", 1e-5);
+  far.candidates = {{"u", 0, 1e-5}};
+  entries.push_back(far);
+  for (const int64_t size : {900, 1024, 1100}) {
+    TuneEntry e = entry_for(Buffers(size, size, size).p, "a", 1e-3);
+    e.candidates = {{"a", 0, 1e-3}, {"c", 0, 4e-3}};
+    entries.push_back(e);
+  }
+  const TunedSource src = make_tuned_source("test", entries, list);
+  ASSERT_EQ(src.choices.front().kernel->info.id, "u");
+  Selection<GemmProblem> out;
+  ASSERT_TRUE(pick_tuned(src, Buffers(1000, 1000, 1000).p, Context::cpu(), nullptr, false, &out));
+  EXPECT_EQ(out.kernel->info.id, "c") << out.reason;
+}
+
 // The ensemble's logarithm (log_of_ratio) over the ratios it is given, 1 to 3: within the
 // 2e-6 its comment promises of the true log, and increasing, so that it ranks as log does.
 TEST(PickTuned, SeriesLogarithmMatchesLogForRatiosUpToTheCap) {
