@@ -29,12 +29,11 @@ struct TunedClass {
   // The choices that the class's entries' candidates name, in ascending number
   // (TunedSource::choices), with each one's model (TunedSource::models); and per entry, by
   // position, a row with a time per unit of work for each of those choices (its candidate's
-  // per_work_s), 0 where the entry measured none. A search walks a neighbour's whole row: each of
-  // its steps (carry, logarithm, credit) is then one vector loop with no gather or scatter, which
-  // cost less than walking only the candidates, though a row is longer (f32: 43–59 choices
-  // a class, 28–32 candidates an entry on average).
-  // A row is `width` long, choices.size() rounded up to a multiple of 8 (a search takes eight
-  // at once, tune_select.cpp); the padding is a choice that no entry measured, of model 0.
+  // per_work_s), 0 where the entry measured none. A search walks its neighbours' whole rows,
+  // eight choices at a time, with no gather or scatter (tune_select.cpp): that cost less than
+  // walking only their candidates, though a row is longer (f32: 43–59 choices a class, 28–32
+  // candidates an entry on average). A row is `width` long, choices.size() rounded up to a
+  // multiple of 8; the padding is a choice that no entry measured, of model 0.
   std::vector<uint32_t> choices, choice_models;  // choice_models has `width`
   std::vector<double> per_work_s;  // entries.size() rows of `width`
   size_t width = 0;
