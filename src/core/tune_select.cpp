@@ -521,10 +521,10 @@ bool nearest_with_candidates(const TunedClass& cls, const std::vector<double>& d
 
 // Lists the models of the neighbours' candidates (the union of their TunedSource::model_sets)
 // in ascending number and models each at p's shape (at_want), once, from its tiling's counts;
-// then gives each choice of the class its model's figures. In loops of their
-// own, so that the rows' walks that follow are all arithmetic. A choice whose model no neighbour
-// names reads a model of an earlier search (or zeros), finite whatever it is, and the rows'
-// zeros keep it out of every sum.
+// then gives each choice of the class its model's figures. In loops of their own, so that the
+// rows' walks that follow are all arithmetic. A choice whose model no neighbour names reads a
+// model of an earlier search (or zeros), finite whatever it is, and is carried as ∞ by every
+// neighbour (its rows have no time for it), which keeps it out of every sum.
 void model_choices(const TunedSource& src, const TunedClass& cls, const GemmProblem& p,
                    EnsembleScratch* sc) {
   const Shape want = row_major_view({p.m, p.n, p.k}, p.layout);
