@@ -15,6 +15,11 @@
 #   --refresh        rebuild the cached base root (debootstrap again)
 #   --keep           leave the root (and its build) in DIR/root for a look: chroot DIR/root
 #   --mirror URL     Debian mirror for debootstrap (default http://deb.debian.org/debian)
+#   --host-ca        trust the host's own CA certificates in the root too: copies the ones added
+#                    in /usr/local/share/ca-certificates, adds them to the root's bundle and points
+#                    pip at it (/etc/pip.conf). For a network that intercepts TLS, where pip in a
+#                    fresh root fails with CERTIFICATE_VERIFY_FAILED; a newcomer's machine there
+#                    needs the same from its administrator.
 #
 # Prints, per command, its exit code and wall time (and the time of each step of its && chain),
 # then a summary with the tests that failed; the tail of a failed command's log. Exits 1 when any
@@ -29,8 +34,9 @@ timeout_s=0
 as_user=0
 refresh=0
 keep=0
+host_ca=0
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 while (($#)); do
   case "$1" in
     --rev) rev="${2:?--rev needs a value}"; shift 2 ;;
@@ -39,6 +45,7 @@ while (($#)); do
     --user) as_user=1; shift ;;
     --refresh) refresh=1; shift ;;
     --keep) keep=1; shift ;;
+    --host-ca) host_ca=1; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "fresh-check: unknown option $1 (try --help)" >&2; exit 2 ;;
     *) dir="$1"; shift ;;
@@ -224,6 +231,16 @@ prepare_root() {
   tar -C "$root" --numeric-owner -xzf "$cache"
   cp -L /etc/resolv.conf "$root/etc/resolv.conf"     # so apt resolves the mirror
   mount_all "$root"
+  if ((host_ca)); then
+    local added=(/usr/local/share/ca-certificates/*.crt)
+    if [ ! -e "${added[0]}" ]; then
+      echo "--host-ca: the host has no certificates in /usr/local/share/ca-certificates"
+      exit 1
+    fi
+    cp "${added[@]}" "$root/usr/local/share/ca-certificates/"
+    in_root "$root" update-ca-certificates
+    printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' >"$root/etc/pip.conf"
+  fi
   # What the newcomer clones: a bare repository holding only the checked commit, on one branch.
   git init -q --bare "$root/srv/tilekit.git"
   git -C "$repo" push -q "$root/srv/tilekit.git" "$sha:refs/heads/$branch"
