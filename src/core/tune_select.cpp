@@ -489,9 +489,10 @@ __attribute__((noinline)) EnsembleScratch& ensemble_scratch() {
 // Up to kTunedNeighbours entries of `cls` that have candidates, nearest first (ties by index),
 // into scratch.nearest, from the class's distances (class_distances); false when the nearest
 // entry of all has none (a cache of winners only). Entries come in ascending index, so a strict
-// comparison of distances keeps the earlier entry of a tie. The nearest three are kept by
-// selects, not branches: which entry displaces which follows no pattern that a branch predictor
-// learns, and mispredicted branches were most of this scan's time.
+// comparison of distances keeps the earlier entry of a tie. The nearest three are kept in
+// variables by selects rather than by an insertion loop over an array (GCC makes some of the
+// selects conditional moves, some branches): f32 searches 0.61 → 0.60 µs and bf16 0.285 → 0.273
+// on the development machine, measured against the loop.
 static_assert(kTunedNeighbours == 3, "nearest_with_candidates keeps three");
 bool nearest_with_candidates(const TunedClass& cls, const std::vector<double>& distance,
                              EnsembleScratch* scratch) {
