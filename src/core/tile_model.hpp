@@ -265,9 +265,14 @@ inline double seconds_per_work(double measured_s, const TileModelCost& at_s) {
   return std::max(measured_s - kFixedLaunchSeconds - at_s.reduction_s, 1e-7) /
          std::max(at_s.busiest_sm_work, 1.0);
 }
-// and the time at Q from them.
+// and the time at Q from them: in doubles, or in vectors of them (`Real`: the autotuner's search
+// carries eight choices at a time, tune_select.cpp), the same sum in the same order.
+template <class Real>
+inline Real carry_time(Real per_work_s, Real busiest_sm_work, Real reduction_s) {
+  return kFixedLaunchSeconds + per_work_s * busiest_sm_work + reduction_s;
+}
 inline double carry_time(double per_work_s, const TileModelCost& at_q) {
-  return kFixedLaunchSeconds + per_work_s * at_q.busiest_sm_work + at_q.reduction_s;
+  return carry_time(per_work_s, at_q.busiest_sm_work, at_q.reduction_s);
 }
 inline double carry_time(double measured_s, const TileModelCost& at_s, const TileModelCost& at_q) {
   return carry_time(seconds_per_work(measured_s, at_s), at_q);

@@ -561,8 +561,8 @@ double greatest_of(const double* row, size_t count) {
 }
 
 // Neighbour j's (scratch.nearest[j]) row (TunedClass::per_work_s) carried to p's shape, eight
-// choices at a time, into its row of the scratch's `carried` (as carry_time adds them; ∞ where
-// the row has no time); returns their least (a minimum is exact in any order).
+// choices at a time, into its row of the scratch's `carried` (carry_time; ∞ where the row has no
+// time); returns their least (a minimum is exact in any order).
 double carry_row(const TunedClass& cls, size_t j, EnsembleScratch* sc) {
   const size_t count = cls.width;
   const double* const per_work_s = cls.per_work_s.data() + sc->nearest[j].at * count;
@@ -572,8 +572,8 @@ double carry_row(const TunedClass& cls, size_t j, EnsembleScratch* sc) {
   Doubles least_lanes = all(HUGE_VAL);
   for (size_t d = 0; d < count; d += kLanes) {
     const Doubles per_work = load_doubles(per_work_s + d);
-    const Doubles time = kFixedLaunchSeconds + per_work * load_doubles(busiest + d) +
-                         load_doubles(reduction + d);
+    const Doubles time =
+        carry_time(per_work, load_doubles(busiest + d), load_doubles(reduction + d));
     const Doubles measured = per_work > 0 ? time : all(HUGE_VAL);
     store(measured, carried + d);
     least_lanes = measured < least_lanes ? measured : least_lanes;
