@@ -5,13 +5,11 @@ An m64nNk16 wgmma with FP32 accumulators names N/2 registers per thread in its o
 which inline PTX cannot take as an array; this script spells the lists out once.
 Run it from the repository root after changing SHAPES: python3 scripts/gen_wgmma_ops.py
 """
-SHAPES = [128, 256]           # wgmma n values of the sm90 family's tiles
-NARROW_SHAPES = [8, 32, 64]   # step 10's narrow edge tiles (n = 8 and 32: K-major B only)
+SHAPES = [128, 256]           # wgmma n values the sm90 family instantiates
 TYPES = {"bf16": "__nv_bfloat16", "f16": "__half"}
 
 def one(n, ptx_type, c_type):
     regs = n // 2
-    n_minus_1 = n - 1
     d = ", ".join(f"%{i}" for i in range(regs))
     operands = ",\n        ".join(
         ", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, regs))) for i in range(0, regs, 8))
@@ -19,11 +17,9 @@ def one(n, ptx_type, c_type):
     return f'''
 // D(64x{n}, f32) += A(64x16) * B(16x{n}), A and B {ptx_type} in shared memory (descriptors).
 // kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first {regs} of a tile's accumulators (kSize ≥ {regs}; columns 0 … {n_minus_1}).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n{n}k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
+template <int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n{n}k16(float (&d)[{regs}], uint64_t desc_a, uint64_t desc_b,
                                                  int accumulate, {c_type}) {{
-  static_assert(kSize >= {regs}, "the accumulators hold the wgmma's columns");
   asm volatile(
       "{{\\n"
       ".reg .pred keep_d;\\n"
@@ -39,7 +35,6 @@ __device__ __forceinline__ void wgmma_m64n{n}k16(float (&d)[kSize], uint64_t des
 
 def one_tf32(n):
     regs = n // 2
-    n_minus_1 = n - 1
     d = ", ".join(f"%{i}" for i in range(regs))
     operands = ",\n        ".join(
         ", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, regs))) for i in range(0, regs, 8))
@@ -47,11 +42,8 @@ def one_tf32(n):
     return f'''
 // D(64x{n}, f32) += A(64x8) * B(8x{n}), A and B tf32 (FP32 bits, the low 13 of the mantissa
 // ignored) in shared memory, both K-major (tf32 has no transposed form).
-// d: the first {regs} of a tile's accumulators (kSize ≥ {regs}; columns 0 … {n_minus_1}).
-template <int kSize>
-__device__ __forceinline__ void wgmma_m64n{n}k8(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
+__device__ __forceinline__ void wgmma_m64n{n}k8(float (&d)[{regs}], uint64_t desc_a, uint64_t desc_b,
                                                 int accumulate, float) {{
-  static_assert(kSize >= {regs}, "the accumulators hold the wgmma's columns");
   asm volatile(
       "{{\\n"
       ".reg .pred keep_d;\\n"
@@ -98,12 +90,11 @@ def main():
            "// overwrites d (a tile's first k-step), 1 adds to it.",
            "#pragma once", "", "#include <cuda_bf16.h>", "#include <cuda_fp16.h>", "#include <cstdint>", "",
            "namespace tilekit::cuda::sm90 {"]
-    for n in sorted(SHAPES + NARROW_SHAPES):
+    for n in SHAPES:
         for ptx_type, c_type in TYPES.items():
             out.append(one(n, ptx_type, c_type))
         out.append(one_tf32(n))
-        if n in SHAPES:
-            out.append(one_tf32_registers(n))
+        out.append(one_tf32_registers(n))
     out.append("}  // namespace tilekit::cuda::sm90")
     with open("src/cuda/gemm/sm90/wgmma_ops.cuh", "w") as f:
         f.write("\n".join(out) + "\n")

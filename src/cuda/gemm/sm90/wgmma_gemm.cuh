@@ -99,18 +99,6 @@ struct WgmmaPolicy {
   }
 };
 
-// Step 10: the wgmma width that covers `cols` (1 … kBn) columns of a tile at C's last column:
-// the narrowest of 8, 32 (a K-major B only: an MN-major B is read in 64-column swizzle atoms), 64
-// and 128 that holds them, else the tile's own kBn.
-template <typename P>
-__host__ __device__ constexpr int edge_width(int cols, bool b_mn_major) {
-  if (cols <= 8 && !b_mn_major) return 8;
-  if (cols <= 32 && !b_mn_major) return 32;
-  if (cols <= 64) return 64;
-  if (cols <= 128 && P::kBn > 128) return 128;
-  return P::kBn;
-}
-
 // Registers per thread after setmaxnreg: 128·40 + 256·232 = 64512 ≤ 65536 per block.
 constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
@@ -137,16 +125,6 @@ __host__ __device__ constexpr size_t smem_bytes() {
   return P::kSmemBytes + staging_bytes<P, Schedule>();
 }
 
-// Step 10's stream-K cut by cost: the streamed k-tiles in walk order fall into up to kPieces
-// runs whose k-tiles cost alike (`weight` units each; the narrow edge tiles' cost less). Piece s
-// starts at streamed k-tile `first_iter`, which is unit `first_unit` of the cost laid end to end.
-// Other steps have one piece of weight 1 (units = k-tiles).
-struct StreamKPiece {
-  int64_t first_iter = 0, first_unit = 0;
-  int weight = 1;
-};
-constexpr int kPieces = 4;
-
 struct WgmmaArgs {
   int m = 0, n = 0, k = 0;  // the row-major view (tma_operands.hpp)
   int tiles_m = 0, tiles_n = 0, k_tiles = 0;
@@ -162,15 +140,8 @@ struct WgmmaArgs {
   // from the others' partial tiles (`partials`, one slot per block, published on `flags`).
   int whole_tiles = 0;
   int64_t stream_k_iters = 0;  // k-tiles of the stream-K tiles, all together
-  int64_t stream_k_units = 0;  // their cost (StreamKPiece), cut into gridDim.x equal ranges
-  StreamKPiece pieces[kPieces];
   float* partials = nullptr;
   int* flags = nullptr;
-  // Step 10's walk: C's last tile row comes after all others where its rows fit one consumer
-  // (edge_row = 1), its last tile column where a narrower wgmma covers it (edge_col = 1): the
-  // interior tiles first in grouped order, then the column edge top to bottom, then the row edge
-  // left to right, the corner last. 0 and 0: every tile in grouped order (the other steps).
-  int edge_row = 0, edge_col = 0;
 };
 
 // Tile `t` of the walk → its tile row and column (grouped order, detail/tile_order.cuh). With
@@ -179,28 +150,14 @@ struct WgmmaArgs {
 // the last tile row gives a block a tile outside C (zero-filled loads, nothing stored).
 template <int kCluster = 1>
 __device__ __forceinline__ void tile_coords(const WgmmaArgs& a, int t, int* tm, int* tn) {
+  const int rows = (a.tiles_m + kCluster - 1) / kCluster;
+  const GroupedTile g = grouped_tile(t, rows, a.tiles_n, a.group_rows);
   if constexpr (kCluster == 1) {
-    const int rows = a.tiles_m - a.edge_row, cols = a.tiles_n - a.edge_col;  // the interior
-    if (t < rows * cols) {
-      const GroupedTile g = grouped_tile(t, rows, cols, a.group_rows);
-      *tm = g.m;
-      *tn = g.n;
-      return;
-    }
-    t -= rows * cols;
-    if (t < a.edge_col * rows) {  // the column edge
-      *tm = t;
-      *tn = cols;
-    } else {  // the row edge, then the corner (t = cols)
-      *tm = rows;
-      *tn = t - a.edge_col * rows;
-    }
+    *tm = g.m;
   } else {
-    const int rows = (a.tiles_m + kCluster - 1) / kCluster;
-    const GroupedTile g = grouped_tile(t, rows, a.tiles_n, a.group_rows);
     *tm = g.m * kCluster + static_cast<int>(cluster_rank());
-    *tn = g.n;
   }
+  *tn = g.n;
 }
 
 // A piece of work: k-tiles [k_begin, k_end) of tile `tile` (the walk's index).
@@ -210,15 +167,10 @@ struct Segment {
 
 __device__ __forceinline__ int k_tile_count(const WgmmaArgs& a) { return a.k_tiles; }
 
-// Where block b's stream-K range starts, in k-tiles of the stream-K tiles (b = gridDim.x: end):
-// the k-tile holding the start of its equal share of the cost.
+// Where block b's stream-K range starts, in k-tiles of the stream-K tiles (b = gridDim.x: end).
 __device__ __forceinline__ int64_t stream_k_begin(const WgmmaArgs& a, int b) {
-  const int64_t per_block = a.stream_k_units / gridDim.x, extra = a.stream_k_units % gridDim.x;
-  const int64_t unit = b * per_block + (b < extra ? b : extra);
-  int s = kPieces - 1;
-  while (s > 0 && unit < a.pieces[s].first_unit) --s;
-  const StreamKPiece& piece = a.pieces[s];
-  return piece.first_iter + (unit - piece.first_unit) / piece.weight;
+  const int64_t per_block = a.stream_k_iters / gridDim.x, extra = a.stream_k_iters % gridDim.x;
+  return b * per_block + (b < extra ? b : extra);
 }
 
 // Calls f(segment) for this block's work, the producer and the consumers in the same order:
@@ -339,32 +291,25 @@ __device__ __forceinline__ uint64_t b_descriptor(const uint8_t* tile, int kk) {
               : smem_descriptor(tile + kk * 32, 16, 1024);
 }
 
-// One wgmma of the policy's type, kN columns wide (the tile's kBn, or step 10's narrower n for
-// a tile at C's last column: it updates the first kN / 2 accumulators).
-template <typename P, bool kAMn, bool kBMn, int kN = P::kBn>
+// One wgmma of the policy's shape and type.
+template <typename P, bool kAMn, bool kBMn>
 __device__ __forceinline__ void mma(float (&acc)[P::kAccumulators], uint64_t da, uint64_t db,
                                     int accumulate) {
-  static_assert(kN <= P::kBn, "a wgmma covers at most the tile");
-  static_assert(kN >= 64 || !kBMn, "an MN-major B is read in 64-column swizzle atoms");
   if constexpr (P::kTf32) {
-    if constexpr (kN == 256) wgmma_m64n256k8(acc, da, db, accumulate, 0.0f);
-    if constexpr (kN == 128) wgmma_m64n128k8(acc, da, db, accumulate, 0.0f);
-    if constexpr (kN == 64) wgmma_m64n64k8(acc, da, db, accumulate, 0.0f);
-    if constexpr (kN == 32) wgmma_m64n32k8(acc, da, db, accumulate, 0.0f);
-    if constexpr (kN == 8) wgmma_m64n8k8(acc, da, db, accumulate, 0.0f);
+    if constexpr (P::kBn == 256)
+      wgmma_m64n256k8(acc, da, db, accumulate, 0.0f);
+    else
+      wgmma_m64n128k8(acc, da, db, accumulate, 0.0f);
+  } else if constexpr (P::kBn == 256) {
+    wgmma_m64n256k16<kAMn, kBMn>(acc, da, db, accumulate, typename P::Element{});
   } else {
-    using E = typename P::Element;
-    if constexpr (kN == 256) wgmma_m64n256k16<kAMn, kBMn>(acc, da, db, accumulate, E{});
-    if constexpr (kN == 128) wgmma_m64n128k16<kAMn, kBMn>(acc, da, db, accumulate, E{});
-    if constexpr (kN == 64) wgmma_m64n64k16<kAMn, kBMn>(acc, da, db, accumulate, E{});
-    if constexpr (kN == 32) wgmma_m64n32k16<kAMn, kBMn>(acc, da, db, accumulate, E{});
-    if constexpr (kN == 8) wgmma_m64n8k16<kAMn, kBMn>(acc, da, db, accumulate, E{});
+    wgmma_m64n128k16<kAMn, kBMn>(acc, da, db, accumulate, typename P::Element{});
   }
 }
 
 // The wgmma of one stage for the 64 A rows of `half` (0 or 1) of the tile. 3xTF32: small·big
 // and big·small before big·big, the small terms first while the accumulator is still small.
-template <typename P, bool kAMn, bool kBMn, int kN = P::kBn>
+template <typename P, bool kAMn, bool kBMn>
 __device__ __forceinline__ void issue_stage(float (&acc)[P::kAccumulators], const uint8_t* a_stage,
                                             const uint8_t* b_stage, int half, bool first) {
 #pragma unroll
@@ -375,22 +320,22 @@ __device__ __forceinline__ void issue_stage(float (&acc)[P::kAccumulators], cons
     if constexpr (P::kParts == 2) {
       const uint64_t da_small = a_descriptor<P, kAMn>(a_stage + P::kATileBytes, half, kk);
       const uint64_t db_small = b_descriptor<P, kBMn>(b_stage + P::kBTileBytes, kk);
-      mma<P, kAMn, kBMn, kN>(acc, da_small, db, accumulate);
-      mma<P, kAMn, kBMn, kN>(acc, da, db_small, 1);
-      mma<P, kAMn, kBMn, kN>(acc, da, db, 1);
+      mma<P, kAMn, kBMn>(acc, da_small, db, accumulate);
+      mma<P, kAMn, kBMn>(acc, da, db_small, 1);
+      mma<P, kAMn, kBMn>(acc, da, db, 1);
     } else {
-      mma<P, kAMn, kBMn, kN>(acc, da, db, accumulate);
+      mma<P, kAMn, kBMn>(acc, da, db, accumulate);
     }
   }
 }
 
 // One stage for one consumer's 64-row half, as one wgmma group.
-template <typename P, bool kAMn, bool kBMn, int kN = P::kBn>
+template <typename P, bool kAMn, bool kBMn>
 __device__ __forceinline__ void multiply_stage(float (&acc)[P::kAccumulators], const uint8_t* a_stage,
                                                const uint8_t* b_stage, int consumer, bool first) {
   wgmma_fence();
   fence_accumulators(acc);
-  issue_stage<P, kAMn, kBMn, kN>(acc, a_stage, b_stage, consumer, first);
+  issue_stage<P, kAMn, kBMn>(acc, a_stage, b_stage, consumer, first);
   wgmma_commit();
   fence_accumulators(acc);
 }
@@ -725,13 +670,6 @@ __device__ void publish_partial(const WgmmaArgs& a, const float (&acc)[P::kAccum
   if (threadIdx.x % 128 == 0) atomicAdd(&a.flags[blockIdx.x], 1);  // one per consumer warpgroup
 }
 
-// Step 10: a consumer whose rows lie below C counts its (empty) share of the block's partial
-// tile, which the block finishing the tile waits for; nobody reads its slot.
-__device__ __forceinline__ void count_partial(const WgmmaArgs& a, int consumer) {
-  consumer_barrier(consumer);
-  if (threadIdx.x % 128 == 0) atomicAdd(&a.flags[blockIdx.x], 1);
-}
-
 // Adds the partial tiles of the blocks below this one that hold k-tiles [0, seg.k_begin) of
 // the segment's tile, nearest block first: a fixed order, so the sum is the same every run.
 template <typename P>
@@ -739,10 +677,6 @@ __device__ void add_partials(const WgmmaArgs& a, float (&acc)[P::kAccumulators],
                              int consumer) {
   const int64_t tile_start = static_cast<int64_t>(seg.tile - a.whole_tiles) * k_tile_count(a);
   for (int b = blockIdx.x - 1, covered = seg.k_begin; covered > 0; --b) {
-    const int64_t b_begin = stream_k_begin(a, b);
-    covered = b_begin > tile_start ? static_cast<int>(b_begin - tile_start) : 0;
-    // A block with an empty range (step 10's cut by cost can give one) published nothing.
-    if (b_begin == stream_k_begin(a, b + 1)) continue;
     if (threadIdx.x % 128 == 0) {
       volatile int* flag = a.flags + b;
       while (*flag < P::kConsumers) {
@@ -753,6 +687,8 @@ __device__ void add_partials(const WgmmaArgs& a, float (&acc)[P::kAccumulators],
     const float* slot = partial_slot<P>(a, b, consumer);
 #pragma unroll
     for (int i = 0; i < P::kAccumulators; ++i) acc[i] += __ldcg(slot + i * 128);
+    const int64_t piece_start = stream_k_begin(a, b) - tile_start;
+    covered = piece_start > 0 ? static_cast<int>(piece_start) : 0;
   }
 }
 
@@ -770,8 +706,8 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_bar) {
 
 // One segment's k-tiles into `acc`. With promotion (P::kPromote) every k-tile's wgmma sum starts
 // fresh and is added into `total` once it is done; otherwise one group stays in flight and
-// `total` is unused. Frees every stage it read. kN: the wgmma's width (step 10's narrow edges).
-template <typename P, int kCluster, bool kAMn, bool kBMn, int kN = P::kBn>
+// `total` is unused. Frees every stage it read.
+template <typename P, int kCluster, bool kAMn, bool kBMn>
 __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8_t* ring_a,
                                                  const uint8_t* ring_b, uint64_t* full, uint64_t* empty,
                                                  int consumer, int& stage, uint32_t& phase,
@@ -781,8 +717,8 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
   int previous = -1;
   for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
     barrier_wait(&full[stage], phase);
-    multiply_stage<P, kAMn, kBMn, kN>(acc, ring_a + stage * P::kAStageBytes, ring_b + stage * P::kBStageBytes,
-                                      consumer, P::kPromote || kt == seg.k_begin);
+    multiply_stage<P, kAMn, kBMn>(acc, ring_a + stage * P::kAStageBytes, ring_b + stage * P::kBStageBytes,
+                                  consumer, P::kPromote || kt == seg.k_begin);
     if constexpr (P::kPromote) {
       wgmma_wait<0>();
       fence_accumulators(acc);
@@ -803,47 +739,6 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
     wgmma_wait<0>();
     fence_accumulators(acc);
     if (releases) release_stage<kCluster>(&empty[previous]);
-  }
-}
-
-// Step 10: a consumer whose 64 rows of the tile lie below C waits for each stage and frees it,
-// multiplying nothing (the other consumer's rows are in C). It must wait: arriving early on a
-// stage's `empty` barrier would count towards the producer's previous lap.
-template <typename P, int kCluster>
-__device__ __forceinline__ void pass_segment(const Segment& seg, uint64_t* full, uint64_t* empty, int& stage,
-                                             uint32_t& phase) {
-  const bool releases = threadIdx.x % 32 == 0;  // one arrival per consumer warp
-  for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
-    barrier_wait(&full[stage], phase);
-    if (releases) release_stage<kCluster>(&empty[stage]);
-    if (++stage == P::kStages) {
-      stage = 0;
-      phase ^= 1;
-    }
-  }
-}
-
-// Step 10: the wgmma width consumer `consumer` needs for its half of tile (tm, tn): 0 where its
-// rows lie below C, a narrower n at C's last tile column where that covers the columns left.
-template <typename P, bool kBMn>
-__device__ __forceinline__ int half_width(const WgmmaArgs& a, int tm, int tn, int consumer) {
-  if (tm * P::kBm + consumer * 64 >= a.m) return 0;
-  return edge_width<P>(min(a.n - tn * P::kBn, P::kBn), kBMn);
-}
-
-// Calls f(std::integral_constant<int, width>) for a width half_width gives, so that each width
-// has its own loop of wgmma of that n (n is part of the instruction).
-template <typename P, bool kBMn, typename F>
-__device__ __forceinline__ void with_width(int width, F&& f) {
-  using std::integral_constant;
-  if (width == P::kBn) return f(integral_constant<int, P::kBn>{});
-  if constexpr (!kBMn) {
-    if (width == 8) return f(integral_constant<int, 8>{});
-    if (width == 32) return f(integral_constant<int, 32>{});
-  }
-  if (width == 64) return f(integral_constant<int, 64>{});
-  if constexpr (P::kBn > 128) {
-    if (width == 128) return f(integral_constant<int, 128>{});
   }
 }
 
@@ -947,56 +842,7 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   store_half<P, kEpilogue, kPermutedRows, kCTransposed>(args, sum, tm, tn, consumer, out);
 }
 
-// One segment of width kN (the tile's kBn, or step 10's narrower n) into `acc`, then finished.
-// With promotion (3xTF32) the sum is `promoted`.
-template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn, bool kCTransposed, int kN>
-__device__ __forceinline__ void multiply_and_finish(const WgmmaArgs& args, const Segment& seg,
-                                                    const uint8_t* ring_a, const uint8_t* ring_b,
-                                                    uint64_t* full, uint64_t* empty, int consumer, int& stage,
-                                                    uint32_t& phase, TmaStoreState& out,
-                                                    float (&acc)[P::kAccumulators],
-                                                    float (&promoted)[P::kAccumulators]) {
-  if constexpr (P::kPromote) {
-    multiply_segment<P, kCluster, kAMn, kBMn, kN>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
-                                                  promoted);
-    finish_segment<P, kCluster, kEpilogue>(args, promoted, seg, consumer, out);
-  } else {
-    multiply_segment<P, kCluster, kAMn, kBMn, kN>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
-                                                  acc);
-    finish_segment<P, kCluster, kEpilogue, false, kCTransposed>(args, acc, seg, consumer, out);
-  }
-}
-
-// Step 10's segment: the width half_width gives. Each width has its own accumulators, declared
-// here and dead once the segment is stored or published: a narrow wgmma defines only the first
-// kN / 2 of them, and with one set shared by every width the values of the others flowing from
-// one segment to the next made ptxas serialize every wgmma of the kernel (C7515). Those past kN
-// are left undefined: they belong to columns outside C, which no epilogue stores. A consumer
-// whose rows lie below C multiplies and stores nothing.
-template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn>
-__device__ __forceinline__ void consume_narrow_segment(const WgmmaArgs& args, const Segment& seg,
-                                                       const uint8_t* ring_a, const uint8_t* ring_b,
-                                                       uint64_t* full, uint64_t* empty, int consumer, int& stage,
-                                                       uint32_t& phase, TmaStoreState& out) {
-  int tm, tn;
-  tile_coords<kCluster>(args, seg.tile, &tm, &tn);
-  const int width = half_width<P, kBMn>(args, tm, tn, consumer);
-  if (width == 0) {
-    pass_segment<P, kCluster>(seg, full, empty, stage, phase);
-    if (seg.k_end < k_tile_count(args)) count_partial(args, consumer);
-    return;
-  }
-  with_width<P, kBMn>(width, [&](auto w) {
-    float acc[P::kAccumulators];
-    float promoted[P::kAccumulators];  // used only with P::kPromote
-    multiply_and_finish<P, kCluster, kEpilogue, kAMn, kBMn, false, decltype(w)::value>(
-        args, seg, ring_a, ring_b, full, empty, consumer, stage, phase, out, acc, promoted);
-  });
-}
-
-// kNarrow: step 10's narrow edge tiles (consume_narrow_segment).
-template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn, bool kCTransposed = false,
-          bool kNarrow = false>
+template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn, bool kCTransposed = false>
 __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
                         uint64_t* full, uint64_t* empty, int consumer, TmaStoreState out) {
   int stage = 0;
@@ -1004,15 +850,17 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
   float acc[P::kAccumulators] = {};  // overwritten by each segment's first wgmma (accumulate = 0)
   float promoted[P::kAccumulators];  // used only with P::kPromote
   for_each_segment<kCluster>(args, [&](const Segment& seg) {
-    if constexpr (kNarrow) {
-      consume_narrow_segment<P, kCluster, kEpilogue, kAMn, kBMn>(args, seg, ring_a, ring_b, full, empty, consumer,
-                                                                 stage, phase, out);
-    } else if constexpr (P::kARegisters && kAMn) {
+    if constexpr (P::kARegisters && kAMn) {
       multiply_segment_a_registers<P>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc);
       finish_segment<P, kCluster, kEpilogue, kAMn, kCTransposed>(args, acc, seg, consumer, out);
+    } else if constexpr (P::kPromote) {
+      multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
+                                                promoted);
+      finish_segment<P, kCluster, kEpilogue>(args, promoted, seg, consumer, out);
     } else {
-      multiply_and_finish<P, kCluster, kEpilogue, kAMn, kBMn, kCTransposed, P::kBn>(
-          args, seg, ring_a, ring_b, full, empty, consumer, stage, phase, out, acc, promoted);
+      multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
+                                                acc);
+      finish_segment<P, kCluster, kEpilogue, false, kCTransposed>(args, acc, seg, consumer, out);
     }
   });
   // The last stores must have read their boxes before the block's shared memory goes, and have
@@ -1130,8 +978,8 @@ __global__ void __launch_bounds__(P::kThreads, 1)
       consume_ping_pong<P, Schedule::kEpilogue, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn,
                                                             warpgroup - 1, out);
     else
-      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn, kCTransposed, Schedule::kNarrowEdges>(
-          args, ring_a, ring_b, full, empty, warpgroup - 1, out);
+      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn, kCTransposed>(args, ring_a, ring_b, full, empty,
+                                                                         warpgroup - 1, out);
   }
   // The other blocks' consumers may still be arriving on this block's `empty` barriers: its
   // shared memory must outlive them.
@@ -1191,7 +1039,6 @@ struct PersistentSchedule {
   static constexpr bool kPingPong = false;
   static constexpr int kClusterM = 1;
   static constexpr Epilogue kEpilogue = Epilogue::kRegisters;
-  static constexpr bool kNarrowEdges = false;  // step 10
   static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
   static WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) { return persistent_plan(sms, tiles); }
 };
@@ -1376,44 +1223,7 @@ WgmmaArgs wgmma_args(const WgmmaView& v, const WgmmaPlan& plan, int group_rows) 
   args.c_pairs = v.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(v.c) % 8 == 0;
   args.whole_tiles = plan.whole_tiles;
   args.stream_k_iters = plan.stream_k_iters;
-  args.stream_k_units = plan.stream_k_iters;  // one piece, a unit per k-tile
   return args;
-}
-
-// Step 10: what one k-tile of a consumer's half costs at wgmma width `width` (0: the half lies
-// below C), in 1/32 of a full-width half: the tensor cores' work scales with n, down to
-// kHalfCostFloor, what a k-tile costs a consumer however narrow its wgmma (waiting for the
-// stage, the group's issue and wait).
-constexpr int kHalfCostFloor = 4;
-template <typename P>
-constexpr int half_cost(int width) {
-  return width == 0 ? 0 : std::max(kHalfCostFloor, 32 * width / P::kBn);
-}
-
-// Step 10's walk for view v (the edges it puts last: WgmmaArgs::edge_row, edge_col) and its
-// stream-K cut by cost: the plan's streamed tiles, the walk's last, in pieces by class (interior,
-// column edge, row edge, corner), each k-tile weighted by what its two halves cost.
-template <typename P>
-void walk_edges_last(const WgmmaView& v, const WgmmaPlan& plan, WgmmaArgs* args) {
-  const int last_rows = args->m - (args->tiles_m - 1) * P::kBm;
-  const int width = edge_width<P>(args->n - (args->tiles_n - 1) * P::kBn, !P::kTf32 && v.b_mn_major);
-  args->edge_row = last_rows <= 64 ? 1 : 0;  // the second consumer's half lies below C
-  args->edge_col = width < P::kBn ? 1 : 0;
-  const int rows = args->tiles_m - args->edge_row, cols = args->tiles_n - args->edge_col;
-  const int64_t counts[kPieces] = {static_cast<int64_t>(rows) * cols, args->edge_col * rows,
-                                   args->edge_row * cols, args->edge_row * args->edge_col};
-  const int full = half_cost<P>(P::kBn), narrow = half_cost<P>(width);
-  const int weights[kPieces] = {2 * full, 2 * narrow, full, narrow};
-  int64_t class_begin = 0, iter = 0, unit = 0;
-  for (int s = 0; s < kPieces; ++s) {
-    const int64_t class_end = class_begin + counts[s];
-    const int64_t streamed = std::max<int64_t>(0, class_end - std::max<int64_t>(class_begin, plan.whole_tiles));
-    args->pieces[s] = StreamKPiece{iter, unit, weights[s]};
-    iter += streamed * args->k_tiles;
-    unit += streamed * args->k_tiles * weights[s];
-    class_begin = class_end;
-  }
-  args->stream_k_units = unit;
 }
 
 // A launch of `blocks` blocks of policy P in clusters of Schedule::kClusterM (`attr` holds the
@@ -1493,7 +1303,6 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
     return invalid_argument("workspace of " + std::to_string(ws.bytes) + " bytes, the kernel needs " +
                             std::to_string(layout.total()));
   WgmmaArgs args = wgmma_args<P>(v, plan, Schedule::kGroupRows);
-  if constexpr (Schedule::kNarrowEdges) walk_edges_last<P>(v, plan, &args);
   if (plan.stream_k()) {
     auto* area = static_cast<uint8_t*>(ws.data) + layout.a + layout.b;
     args.partials = reinterpret_cast<float*>(area);
@@ -1534,9 +1343,6 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   static_assert(!Schedule::kPingPong || !kStreamK, "ping-pong consumers take whole tiles");
   static_assert(!P::kARegisters || (!Schedule::kPingPong && Schedule::kClusterM == 1),
                 "step 09's A in registers: two consumers, no clusters");
-  static_assert(!Schedule::kNarrowEdges || (!Schedule::kPingPong && Schedule::kClusterM == 1 &&
-                                            !P::kARegisters && P::kBm == 128),
-                "step 10's narrow edges: two consumers, one 64-row half each, no clusters");
   EntrySpec s = cuda_spec("sm90", Schedule::kName, Schedule::kStep);
   s.types = gemm_types<P>();
   s.suffix = P::suffix();

@@ -10,205 +10,11 @@
 
 namespace tilekit::cuda::sm90 {
 
-// D(64x8, f32) += A(64x16) * B(16x8), A and B bf16 in shared memory (descriptors).
-// kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 4 of a tile's accumulators (kSize ≥ 4; columns 0 … 7).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n8k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
-                                                 int accumulate, __nv_bfloat16) {
-  static_assert(kSize >= 4, "the accumulators hold the wgmma's columns");
-  asm volatile(
-      "{\n"
-      ".reg .pred keep_d;\n"
-      "setp.ne.b32 keep_d, %6, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16\n"
-      "{%0, %1, %2, %3},\n"
-      "%4, %5, keep_d, 1, 1, %7, %8;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransA), "n"(kTransB));
-}
-
-
-// D(64x8, f32) += A(64x16) * B(16x8), A and B f16 in shared memory (descriptors).
-// kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 4 of a tile's accumulators (kSize ≥ 4; columns 0 … 7).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n8k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
-                                                 int accumulate, __half) {
-  static_assert(kSize >= 4, "the accumulators hold the wgmma's columns");
-  asm volatile(
-      "{\n"
-      ".reg .pred keep_d;\n"
-      "setp.ne.b32 keep_d, %6, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16\n"
-      "{%0, %1, %2, %3},\n"
-      "%4, %5, keep_d, 1, 1, %7, %8;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransA), "n"(kTransB));
-}
-
-
-// D(64x8, f32) += A(64x8) * B(8x8), A and B tf32 (FP32 bits, the low 13 of the mantissa
-// ignored) in shared memory, both K-major (tf32 has no transposed form).
-// d: the first 4 of a tile's accumulators (kSize ≥ 4; columns 0 … 7).
-template <int kSize>
-__device__ __forceinline__ void wgmma_m64n8k8(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
-                                                int accumulate, float) {
-  static_assert(kSize >= 4, "the accumulators hold the wgmma's columns");
-  asm volatile(
-      "{\n"
-      ".reg .pred keep_d;\n"
-      "setp.ne.b32 keep_d, %6, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32\n"
-      "{%0, %1, %2, %3},\n"
-      "%4, %5, keep_d, 1, 1;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-}
-
-
-// D(64x32, f32) += A(64x16) * B(16x32), A and B bf16 in shared memory (descriptors).
-// kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 16 of a tile's accumulators (kSize ≥ 16; columns 0 … 31).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n32k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
-                                                 int accumulate, __nv_bfloat16) {
-  static_assert(kSize >= 16, "the accumulators hold the wgmma's columns");
-  asm volatile(
-      "{\n"
-      ".reg .pred keep_d;\n"
-      "setp.ne.b32 keep_d, %18, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16\n"
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
-      "%16, %17, keep_d, 1, 1, %19, %20;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransA), "n"(kTransB));
-}
-
-
-// D(64x32, f32) += A(64x16) * B(16x32), A and B f16 in shared memory (descriptors).
-// kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 16 of a tile's accumulators (kSize ≥ 16; columns 0 … 31).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n32k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
-                                                 int accumulate, __half) {
-  static_assert(kSize >= 16, "the accumulators hold the wgmma's columns");
-  asm volatile(
-      "{\n"
-      ".reg .pred keep_d;\n"
-      "setp.ne.b32 keep_d, %18, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16\n"
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
-      "%16, %17, keep_d, 1, 1, %19, %20;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransA), "n"(kTransB));
-}
-
-
-// D(64x32, f32) += A(64x8) * B(8x32), A and B tf32 (FP32 bits, the low 13 of the mantissa
-// ignored) in shared memory, both K-major (tf32 has no transposed form).
-// d: the first 16 of a tile's accumulators (kSize ≥ 16; columns 0 … 31).
-template <int kSize>
-__device__ __forceinline__ void wgmma_m64n32k8(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
-                                                int accumulate, float) {
-  static_assert(kSize >= 16, "the accumulators hold the wgmma's columns");
-  asm volatile(
-      "{\n"
-      ".reg .pred keep_d;\n"
-      "setp.ne.b32 keep_d, %18, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32\n"
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},\n"
-      "%16, %17, keep_d, 1, 1;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-}
-
-
-// D(64x64, f32) += A(64x16) * B(16x64), A and B bf16 in shared memory (descriptors).
-// kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 32 of a tile's accumulators (kSize ≥ 32; columns 0 … 63).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n64k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
-                                                 int accumulate, __nv_bfloat16) {
-  static_assert(kSize >= 32, "the accumulators hold the wgmma's columns");
-  asm volatile(
-      "{\n"
-      ".reg .pred keep_d;\n"
-      "setp.ne.b32 keep_d, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16\n"
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
-      "%32, %33, keep_d, 1, 1, %35, %36;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransA), "n"(kTransB));
-}
-
-
-// D(64x64, f32) += A(64x16) * B(16x64), A and B f16 in shared memory (descriptors).
-// kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 32 of a tile's accumulators (kSize ≥ 32; columns 0 … 63).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n64k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
-                                                 int accumulate, __half) {
-  static_assert(kSize >= 32, "the accumulators hold the wgmma's columns");
-  asm volatile(
-      "{\n"
-      ".reg .pred keep_d;\n"
-      "setp.ne.b32 keep_d, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16\n"
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
-      "%32, %33, keep_d, 1, 1, %35, %36;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransA), "n"(kTransB));
-}
-
-
-// D(64x64, f32) += A(64x8) * B(8x64), A and B tf32 (FP32 bits, the low 13 of the mantissa
-// ignored) in shared memory, both K-major (tf32 has no transposed form).
-// d: the first 32 of a tile's accumulators (kSize ≥ 32; columns 0 … 63).
-template <int kSize>
-__device__ __forceinline__ void wgmma_m64n64k8(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
-                                                int accumulate, float) {
-  static_assert(kSize >= 32, "the accumulators hold the wgmma's columns");
-  asm volatile(
-      "{\n"
-      ".reg .pred keep_d;\n"
-      "setp.ne.b32 keep_d, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32\n"
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},\n"
-      "%32, %33, keep_d, 1, 1;\n"
-      "}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-}
-
-
 // D(64x128, f32) += A(64x16) * B(16x128), A and B bf16 in shared memory (descriptors).
 // kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 64 of a tile's accumulators (kSize ≥ 64; columns 0 … 127).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
+template <int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
                                                  int accumulate, __nv_bfloat16) {
-  static_assert(kSize >= 64, "the accumulators hold the wgmma's columns");
   asm volatile(
       "{\n"
       ".reg .pred keep_d;\n"
@@ -231,11 +37,9 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[kSize], uint64_t des
 
 // D(64x128, f32) += A(64x16) * B(16x128), A and B f16 in shared memory (descriptors).
 // kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 64 of a tile's accumulators (kSize ≥ 64; columns 0 … 127).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
+template <int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
                                                  int accumulate, __half) {
-  static_assert(kSize >= 64, "the accumulators hold the wgmma's columns");
   asm volatile(
       "{\n"
       ".reg .pred keep_d;\n"
@@ -258,11 +62,8 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[kSize], uint64_t des
 
 // D(64x128, f32) += A(64x8) * B(8x128), A and B tf32 (FP32 bits, the low 13 of the mantissa
 // ignored) in shared memory, both K-major (tf32 has no transposed form).
-// d: the first 64 of a tile's accumulators (kSize ≥ 64; columns 0 … 127).
-template <int kSize>
-__device__ __forceinline__ void wgmma_m64n128k8(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
+__device__ __forceinline__ void wgmma_m64n128k8(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
                                                 int accumulate, float) {
-  static_assert(kSize >= 64, "the accumulators hold the wgmma's columns");
   asm volatile(
       "{\n"
       ".reg .pred keep_d;\n"
@@ -310,11 +111,9 @@ __device__ __forceinline__ void wgmma_m64n128k8_a_registers(float (&d)[64], cons
 
 // D(64x256, f32) += A(64x16) * B(16x256), A and B bf16 in shared memory (descriptors).
 // kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 128 of a tile's accumulators (kSize ≥ 128; columns 0 … 255).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
+template <int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
                                                  int accumulate, __nv_bfloat16) {
-  static_assert(kSize >= 128, "the accumulators hold the wgmma's columns");
   asm volatile(
       "{\n"
       ".reg .pred keep_d;\n"
@@ -345,11 +144,9 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[kSize], uint64_t des
 
 // D(64x256, f32) += A(64x16) * B(16x256), A and B f16 in shared memory (descriptors).
 // kTransA / kTransB: the operand is MN-major in shared memory (1) rather than K-major (0).
-// d: the first 128 of a tile's accumulators (kSize ≥ 128; columns 0 … 255).
-template <int kTransA, int kTransB, int kSize>
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
+template <int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
                                                  int accumulate, __half) {
-  static_assert(kSize >= 128, "the accumulators hold the wgmma's columns");
   asm volatile(
       "{\n"
       ".reg .pred keep_d;\n"
@@ -380,11 +177,8 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[kSize], uint64_t des
 
 // D(64x256, f32) += A(64x8) * B(8x256), A and B tf32 (FP32 bits, the low 13 of the mantissa
 // ignored) in shared memory, both K-major (tf32 has no transposed form).
-// d: the first 128 of a tile's accumulators (kSize ≥ 128; columns 0 … 255).
-template <int kSize>
-__device__ __forceinline__ void wgmma_m64n256k8(float (&d)[kSize], uint64_t desc_a, uint64_t desc_b,
+__device__ __forceinline__ void wgmma_m64n256k8(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
                                                 int accumulate, float) {
-  static_assert(kSize >= 128, "the accumulators hold the wgmma's columns");
   asm volatile(
       "{\n"
       ".reg .pred keep_d;\n"
