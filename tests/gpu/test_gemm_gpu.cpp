@@ -255,6 +255,74 @@ TEST(CudaGemm, AlphaZeroOnlyScalesCOnTheDevice) {
   }
 }
 
+// An operand spanning more than 2^31 − 1 elements (a 65536² FP32 matrix does) is beyond the
+// SIMT kernels' 32-bit offsets: the pipelined steps (08, 09, 12) run such a problem in pieces
+// (for_each_32bit_piece), the others refuse it with the reason. Here A has a huge leading
+// dimension, so a few rows span 2^31 elements while the problem stays small: as m × k (C's rows
+// in pieces) and stored transposed (k in slices, later slices adding into C with beta = 1).
+// Small integers, so the pieces' sums are exact and must equal the reference bit for bit.
+TEST(CudaGemm, OperandsPast32BitOffsetsRunInPieces) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  const int64_t lda = (int64_t{1} << 29) + 8;  // 4 rows span 2^31 + 32 + a few elements
+  DeviceBuffer<float> da;
+  const Status alloc = da.allocate(static_cast<size_t>(5 * lda), "A");
+  if (!alloc.is_ok()) GTEST_SKIP() << "needs 10.7 GB of GPU memory: " << alloc.message();
+  int pieced = 0;
+  for (const Op op_a : {Op::kN, Op::kT}) {
+    GemmProblem p;
+    p.op_a = op_a;
+    p.m = op_a == Op::kN ? 5 : 6;
+    p.k = op_a == Op::kN ? 7 : 5;
+    p.n = 9;
+    p.alpha = 1.25f;
+    p.beta = -0.5f;
+    p.lda = lda;
+    p.ldb = p.min_ldb();
+    p.ldc = p.min_ldc();
+    const int64_t a_rows = op_a == Op::kN ? p.m : p.k, a_cols = op_a == Op::kN ? p.k : p.m;
+    ASSERT_GT(p.a_span(), int64_t{INT32_MAX}) << "the case must need pieces";
+    std::vector<float> a(static_cast<size_t>(a_rows * a_cols)), b(static_cast<size_t>(p.k * p.n)),
+        c0(static_cast<size_t>(p.m * p.n));
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>(i * 7 % 17) - 8);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(static_cast<int>(i * 5 % 13) - 6);
+    for (size_t i = 0; i < c0.size(); ++i) c0[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
+    for (int64_t r = 0; r < a_rows; ++r)
+      ASSERT_TRUE(copy_host_to_device(da.get() + r * lda, a.data() + r * a_cols, a_cols * sizeof(float)).is_ok());
+    std::vector<double> want(c0.size());
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t j = 0; j < p.n; ++j) {
+        double sum = 0;
+        for (int64_t q = 0; q < p.k; ++q)
+          sum += static_cast<double>(op_a == Op::kN ? a[i * a_cols + q] : a[q * a_cols + i]) * b[q * p.n + j];
+        want[i * p.n + j] = 1.25 * sum - 0.5 * c0[i * p.n + j];
+      }
+    DeviceBuffer<float> db, dc;
+    ASSERT_TRUE(db.allocate(b.size(), "B").is_ok() && db.upload(b.data(), b.size()).is_ok());
+    ASSERT_TRUE(dc.allocate(c0.size(), "C").is_ok());
+    p.a = da.get();
+    p.b = db.get();
+    p.c = dc.get();
+    for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
+      if (kernel.info.family != "ladder" || kernel.info.types != p.types) continue;
+      const Status can = kernel.can_implement(p, nullptr);
+      const bool pipelined = kernel.info.step == 8 || kernel.info.step == 9 || kernel.info.step == 12;
+      EXPECT_EQ(can.is_ok(), pipelined) << kernel.info.id << ": " << can.message();
+      if (!can.is_ok()) continue;
+      ASSERT_TRUE(dc.upload(c0.data(), c0.size()).is_ok());
+      GemmOptions options;
+      options.kernel = kernel.info.id;
+      const Status st = gemm(Context::cuda(0), p, options);
+      ASSERT_TRUE(st.is_ok()) << kernel.info.id << ": " << st.message();
+      std::vector<float> got(c0.size());
+      ASSERT_TRUE(dc.download(got.data(), got.size()).is_ok());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(static_cast<double>(got[i]), want[i]) << kernel.info.id << " op_a " << op_char(op_a) << ", C[" << i << "]";
+      ++pieced;
+    }
+  }
+  EXPECT_GE(pieced, 2 * 12) << "steps 08, 09 and 12 register at least 12 FP32 kernels";
+}
+
 // Split-K adds its k slices in a fixed order: every run gives the same bits (no atomics).
 // Runs every kernel whose id contains `id_part` 10 times on one problem of `m`×`n`×`k`
 // (random inputs stored as `type`) and expects the same bits each time; returns how many ran.

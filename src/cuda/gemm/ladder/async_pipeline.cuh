@@ -266,24 +266,27 @@ inline PipelineArgs whole_k_args(const RowMajorGemm& g, int bm, int bn) {
                       static_cast<int>(ceil_div(g.n, bn)), g.k, nullptr};
 }
 
-// One launch over the whole k (steps 08, 09 and 12).
+// One launch over the whole k (steps 08, 09 and 12), or one per piece where an operand spans
+// more than 32-bit offsets reach (for_each_32bit_piece: 65536² FP32 operands run in pieces).
 template <typename P, typename Layout, typename Raster>
 Status launch_whole_k(const GemmProblem& p, const Context& ctx, Workspace) {
-  const RowMajorGemm g = to_row_major(p);
-  return launch_pipelined<P, Layout, Raster>(whole_k_args(g, P::kBm, P::kBn), 1, ctx.stream);
+  return for_each_32bit_piece(to_row_major(p), [&](const RowMajorGemm& g) {
+    return launch_pipelined<P, Layout, Raster>(whole_k_args(g, P::kBm, P::kBn), 1, ctx.stream);
+  });
 }
 
-// A registry entry for a pipelined kernel: its tiling, 32-bit indexing as the only limit, the
-// shared-memory opt-in as `initialize`, resources of the NN instantiation, and the launch over
-// the whole k (step 10 sets its split-K launch instead).
+// A registry entry for a pipelined kernel: its tiling, 32-bit sizes as the only limit (larger
+// operand spans run in pieces), the shared-memory opt-in as `initialize`, resources of the NN
+// instantiation, and the launch over the whole k (step 10 sets its split-K launch, and with it
+// the 32-bit spans it needs, instead).
 template <typename P, typename Layout, typename Raster>
 GemmKernel make_pipelined_entry(EntrySpec s) {
   s.suffix = P::suffix() + s.suffix;
   s.tiling = P::tiling();
   s.tiling.schedule = TileSchedule::kOneBlockPerTile;
-  s.requirements = "any shape, layout, op and ld (32-bit offsets)";
+  s.requirements = "any shape, layout, op and ld (32-bit sizes; larger spans in pieces)";
   GemmKernel k = make_entry<GemmProblem>(s);
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_32bit_indexing(p); };
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_32bit_extents(p); };
   k.initialize = [](const GemmProblem&, const Context&, Workspace) {
     return opt_into_pipeline_smem<P, Layout, Raster>();
   };

@@ -7,7 +7,8 @@
 //           issued before the tile's math and stored (transposed) after it. A tile wholly inside
 //           the matrix skips per-chunk checks; edge chunks are copied element by element and the
 //           rest zeroed. Warp tiling as step 07; a 1-D grid of tiles, row after row.
-// Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets).
+// Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit sizes; operands
+//           spanning more than 2^31 - 1 elements run in pieces: for_each_32bit_piece).
 // Expect:   global latency hidden behind math (ncu: "stall long scoreboard" falls, FFMA issue
 //           rises). Shared memory: kStages·kBk·(kBm+4 + kBn+4)·4 bytes. Measured (H200, 4096):
 //           128×256 t8×16 s2 43.1 TFLOP/s = 0.84× cuBLAS, the ladder's best; s3/s4 41.9/42.1;

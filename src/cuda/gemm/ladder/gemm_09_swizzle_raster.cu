@@ -8,7 +8,8 @@
 //           walk down a column of kGroup tile rows before moving right, so the blocks resident
 //           at once share A panels (kGroup of them) and B panels instead of streaming whole
 //           rows of B through L2.
-// Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets).
+// Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit sizes; operands
+//           spanning more than 2^31 - 1 elements run in pieces: for_each_32bit_piece).
 // Expect:   small and shape-dependent: the swizzle saves 3% of shared memory and one integer op
 //           per fragment address is added back; the grouped order matters where a row of tiles'
 //           B panels no longer fits in L2 (n ≥ 8192: fewer DRAM bytes in ncu's lts counters).

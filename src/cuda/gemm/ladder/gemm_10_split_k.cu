@@ -80,6 +80,9 @@ GemmKernel make_split_k_entry(int auto_rank) {
   s.suffix = "_splitk";
   s.auto_rank = auto_rank;
   GemmKernel k = make_pipelined_entry<P, Layout, Raster>(s);
+  k.info.requirements = "any shape, layout, op and ld (32-bit offsets)";
+  // Its slices and their workspace are planned for the whole problem: no pieces.
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_32bit_indexing(p); };
   k.info.tiling.split_k = -1;  // chosen per shape, or GemmProblem::split_k
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
     const Slices s = slices_for<P>(p, d != nullptr ? d->index : 0);

@@ -9,7 +9,8 @@
 //           reads a clamped address and zeroes the lanes outside with a select at the shared
 //           store. Whole 16-byte chunks need the operand's columns to be a multiple of 4;
 //           otherwise that operand goes by element loads. Pipeline, tiles, order: step 08.
-// Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets).
+// Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit sizes; operands
+//           spanning more than 2^31 - 1 elements run in pieces: for_each_32bit_piece).
 // Expect:   a gain where cp.async carries the operands (their edge paths leave the loop), a
 //           small loss where registers do (a select and a clamped address per chunk on every
 //           tile, where step 08's interior tiles had none). Measured (H200, same run as step

@@ -17,6 +17,16 @@ Status check_32bit_indexing(const GemmProblem& p) {
   return Status::ok();
 }
 
+Status check_32bit_extents(const GemmProblem& p) {
+  const std::pair<const char*, int64_t> values[] = {{"m", p.m},     {"n", p.n},     {"k", p.k},
+                                                    {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}};
+  for (const auto& [name, v] : values)
+    if (v > INT_MAX)
+      return not_supported(std::string("sizes are 32-bit int; ") + name + " = " + std::to_string(v) +
+                           " exceeds 2^31 - 1");
+  return Status::ok();
+}
+
 Status check_ladder_problem(const GemmProblem& p, int64_t tile_rows) {
   TILEKIT_RETURN_IF_ERROR(check_32bit_indexing(p));
   const int64_t rows = p.layout == Layout::kRowMajor ? p.m : p.n;  // to_row_major's m
