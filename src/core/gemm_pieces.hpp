@@ -84,7 +84,7 @@ Status for_each_piece(const RowMajorExtents& e, const GemmPieceShape& shape, F&&
         p.a_offset = e.trans_a ? k0 * e.lda + r0 : r0 * e.lda + k0;
         p.b_offset = e.trans_b ? c0 * e.ldb + k0 : k0 * e.ldb + c0;
         p.c_offset = r0 * e.ldc + c0;
-        const Status s = f(static_cast<const GemmPiece&>(p));
+        const Status s = f(p);
         if (!s) return s;
         if (shape.depth == 0) break;  // k = 0: the one pass that scales C by beta
       }

@@ -57,7 +57,7 @@ Status for_each_32bit_piece(const RowMajorGemm& g, F&& launch) {
     p.b = g.b + piece.b_offset;
     p.c = g.c + piece.c_offset;
     if (piece.k0 > 0) p.beta = 1.0f;  // the slices after the first add into C
-    return launch(static_cast<const RowMajorGemm&>(p));
+    return launch(p);
   });
 }
 
