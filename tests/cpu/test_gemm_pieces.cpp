@@ -44,7 +44,8 @@ size_t expect_valid_pieces(const RowMajorExtents& e, int64_t limit) {
     if (p.k0 == 0) c_elements += p.rows * p.cols;
   }
   EXPECT_EQ(c_elements, e.m * e.n) << "every C element in exactly one block";
-  for (const auto& [block, k] : k_done) EXPECT_EQ(k, e.k) << "block " << block.first << "," << block.second;
+  for (const auto& [block, k] : k_done)
+    EXPECT_EQ(k, e.k) << "block " << block.first << "," << block.second;
   return pieces.size();
 }
 

@@ -283,17 +283,24 @@ TEST(CudaGemm, OperandsPast32BitOffsetsRunInPieces) {
     ASSERT_GT(p.a_span(), int64_t{INT32_MAX}) << "the case must need pieces";
     std::vector<float> a(static_cast<size_t>(a_rows * a_cols)), b(static_cast<size_t>(p.k * p.n)),
         c0(static_cast<size_t>(p.m * p.n));
-    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>(i * 7 % 17) - 8);
-    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(static_cast<int>(i * 5 % 13) - 6);
-    for (size_t i = 0; i < c0.size(); ++i) c0[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
+    auto small_integers = [](std::vector<float>& x, size_t step, int modulus) {
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<float>(static_cast<int>(i * step % modulus) - modulus / 2);
+    };
+    small_integers(a, 7, 17);
+    small_integers(b, 5, 13);
+    small_integers(c0, 1, 9);
     for (int64_t r = 0; r < a_rows; ++r)
-      ASSERT_TRUE(copy_host_to_device(da.get() + r * lda, a.data() + r * a_cols, a_cols * sizeof(float)).is_ok());
+      ASSERT_TRUE(copy_host_to_device(da.get() + r * lda, a.data() + r * a_cols,
+                                      a_cols * sizeof(float)).is_ok());
     std::vector<double> want(c0.size());
     for (int64_t i = 0; i < p.m; ++i)
       for (int64_t j = 0; j < p.n; ++j) {
         double sum = 0;
-        for (int64_t q = 0; q < p.k; ++q)
-          sum += static_cast<double>(op_a == Op::kN ? a[i * a_cols + q] : a[q * a_cols + i]) * b[q * p.n + j];
+        for (int64_t q = 0; q < p.k; ++q) {
+          const float a_iq = op_a == Op::kN ? a[i * a_cols + q] : a[q * a_cols + i];
+          sum += static_cast<double>(a_iq) * b[q * p.n + j];
+        }
         want[i * p.n + j] = 1.25 * sum - 0.5 * c0[i * p.n + j];
       }
     DeviceBuffer<float> db, dc;
@@ -305,7 +312,8 @@ TEST(CudaGemm, OperandsPast32BitOffsetsRunInPieces) {
     for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
       if (kernel.info.family != "ladder" || kernel.info.types != p.types) continue;
       const Status can = kernel.can_implement(p, nullptr);
-      const bool pipelined = kernel.info.step == 8 || kernel.info.step == 9 || kernel.info.step == 12;
+      const int step = kernel.info.step;
+      const bool pipelined = step == 8 || step == 9 || step == 12;
       EXPECT_EQ(can.is_ok(), pipelined) << kernel.info.id << ": " << can.message();
       if (!can.is_ok()) continue;
       ASSERT_TRUE(dc.upload(c0.data(), c0.size()).is_ok());
@@ -316,7 +324,8 @@ TEST(CudaGemm, OperandsPast32BitOffsetsRunInPieces) {
       std::vector<float> got(c0.size());
       ASSERT_TRUE(dc.download(got.data(), got.size()).is_ok());
       for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_EQ(static_cast<double>(got[i]), want[i]) << kernel.info.id << " op_a " << op_char(op_a) << ", C[" << i << "]";
+        ASSERT_EQ(static_cast<double>(got[i]), want[i])
+            << kernel.info.id << " op_a " << op_char(op_a) << ", C[" << i << "]";
       ++pieced;
     }
   }
