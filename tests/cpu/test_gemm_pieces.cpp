@@ -49,24 +49,25 @@ size_t expect_valid_pieces(const RowMajorExtents& e, int64_t limit) {
   return pieces.size();
 }
 
-TEST(GemmPieces, AProblemThatFitsIsOnePieceOfItself) {
-  const RowMajorExtents e{4096, 4096, 4096, 4096, 4096, 4096, false, false};
+// A square NN problem of side n (every ld n) cut within 32-bit offsets: the pieces' extents, and
+// how many pieces there are.
+void expect_square_pieces(int64_t n, GemmPieceShape want, size_t count) {
+  const RowMajorExtents e{n, n, n, n, n, n, false, false};
   const GemmPieceShape s = pieces_within(e, INT_MAX);
-  EXPECT_EQ(s.rows, 4096);
-  EXPECT_EQ(s.cols, 4096);
-  EXPECT_EQ(s.depth, 4096);
-  EXPECT_EQ(expect_valid_pieces(e, INT_MAX), 1u);
+  EXPECT_EQ(s.rows, want.rows);
+  EXPECT_EQ(s.cols, want.cols);
+  EXPECT_EQ(s.depth, want.depth);
+  EXPECT_EQ(expect_valid_pieces(e, INT_MAX), count);
+}
+
+TEST(GemmPieces, AProblemThatFitsIsOnePieceOfItself) {
+  expect_square_pieces(4096, {4096, 4096, 4096}, 1);
 }
 
 TEST(GemmPieces, FP32At65536SquaredRunsInPiecesOfWholeTiles) {
   // A, B and C each span 2^32 elements: rows of C and k in 32512 (a multiple of 256 within
   // 2^31 / 65536 = 32768 rows), columns whole.
-  const RowMajorExtents e{65536, 65536, 65536, 65536, 65536, 65536, false, false};
-  const GemmPieceShape s = pieces_within(e, INT_MAX);
-  EXPECT_EQ(s.rows, 32512);
-  EXPECT_EQ(s.cols, 65536);
-  EXPECT_EQ(s.depth, 32512);
-  EXPECT_EQ(expect_valid_pieces(e, INT_MAX), 3u * 3u);
+  expect_square_pieces(65536, {32512, 65536, 32512}, 3 * 3);
 }
 
 TEST(GemmPieces, EveryOpBoundsTheDimensionsItsOperandsRunAlong) {

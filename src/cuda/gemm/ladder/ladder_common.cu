@@ -1,15 +1,17 @@
 // ladder_common.cu — host helpers the GEMM ladder steps share.
 #include <climits>
+#include <initializer_list>
+#include <string>
+#include <utility>
 
 #include "cuda/gemm/ladder/ladder_common.cuh"
 
 namespace tilekit::cuda {
 
-Status check_32bit_indexing(const GemmProblem& p) {
-  const std::pair<const char*, int64_t> values[] = {
-      {"m", p.m},         {"n", p.n},         {"k", p.k},         {"lda", p.lda},
-      {"ldb", p.ldb},     {"ldc", p.ldc},     {"A's span", p.a_span()},
-      {"B's span", p.b_span()}, {"C's span", p.c_span()}};
+namespace {
+
+// kNotSupported naming the first value past INT_MAX; ok when none is.
+Status first_past_int_max(std::initializer_list<std::pair<const char*, int64_t>> values) {
   for (const auto& [name, v] : values)
     if (v > INT_MAX)
       return not_supported(std::string("indexes with 32-bit int; ") + name + " = " +
@@ -17,14 +19,17 @@ Status check_32bit_indexing(const GemmProblem& p) {
   return Status::ok();
 }
 
+}  // namespace
+
 Status check_32bit_extents(const GemmProblem& p) {
-  const std::pair<const char*, int64_t> values[] = {{"m", p.m},     {"n", p.n},     {"k", p.k},
-                                                    {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}};
-  for (const auto& [name, v] : values)
-    if (v > INT_MAX)
-      return not_supported(std::string("sizes are 32-bit int; ") + name + " = " + std::to_string(v) +
-                           " exceeds 2^31 - 1");
-  return Status::ok();
+  return first_past_int_max(
+      {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"lda", p.lda}, {"ldb", p.ldb}, {"ldc", p.ldc}});
+}
+
+Status check_32bit_indexing(const GemmProblem& p) {
+  TILEKIT_RETURN_IF_ERROR(check_32bit_extents(p));
+  return first_past_int_max(
+      {{"A's span", p.a_span()}, {"B's span", p.b_span()}, {"C's span", p.c_span()}});
 }
 
 Status check_ladder_problem(const GemmProblem& p, int64_t tile_rows) {
