@@ -36,14 +36,15 @@ class Communicator {
   virtual int device() const = 0;  // for messages and stats
 
   // Blocking: every rank passes the same number of values; `all` receives every rank's, in
-  // rank order. Bounded by the timeout.
+  // rank order. Bounded by the timeout. (NCCL: through host memory when this process drives
+  // every rank, dist::HostExchange; else one small all-gather.)
   virtual Status exchange(const std::vector<int64_t>& mine, std::vector<int64_t>* all) = 0;
 
   // Enqueued on kTransfer: `bytes` at `buffer` on `root` are copied into `buffer` on every rank.
   virtual Status broadcast(void* buffer, size_t bytes, int root) = 0;
-  // Broadcasts between group_begin and group_end run together (ncclGroupStart/End: one launch,
+  // Collectives between group_begin and group_end run together (ncclGroupStart/End: one launch,
   // every link direction busy at once); they are enqueued at group_end. Every rank groups the
-  // same collectives. Implementations whose broadcasts complete one by one may ignore groups.
+  // same collectives. Implementations whose collectives complete one by one may ignore groups.
   virtual Status group_begin() { return Status::ok(); }
   virtual Status group_end() { return Status::ok(); }
   // Enqueued on kTransfer: rank r's `bytes` at buffer + r·bytes are copied to the same place on

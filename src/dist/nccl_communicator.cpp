@@ -18,6 +18,7 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "dist/context_impl.hpp"
+#include "dist/host_exchange.hpp"
 
 namespace tilekit {
 namespace dist {
@@ -49,9 +50,12 @@ void keep_nvls_off() {
 
 class NcclCommunicator final : public Communicator {
  public:
+  // `host_exchange`: shared by the ranks of this process when it drives them all (create()); the
+  // agreements go through NCCL when it is null.
   NcclCommunicator(ncclComm_t comm, bool owned, int rank, int size, int device,
-                   const DistributedConfig& config)
+                   const DistributedConfig& config, std::shared_ptr<HostExchange> host_exchange)
       : comm_(comm), owned_(owned), rank_(rank), size_(size), device_(device),
+        host_exchange_(std::move(host_exchange)),
         timeout_(std::chrono::duration<double>(config.timeout_s)),
         nccl_max_ctas_(config.nccl_max_ctas),
         // A wrapped communicator's CTA policy is its maker's: no copy engines promised there.
@@ -104,6 +108,11 @@ class NcclCommunicator final : public Communicator {
 
   Status exchange(const std::vector<int64_t>& mine, std::vector<int64_t>* all) override {
     TILEKIT_RETURN_IF_ERROR(usable());
+    if (host_exchange_) {
+      Status s = host_exchange_->exchange(rank_, mine, all);
+      if (!s) abort();  // out of step with the peers: as a failed NCCL agreement
+      return s;
+    }
     TILEKIT_CUDA_TRY(cudaSetDevice(device_));
     const size_t count = mine.size();
     const size_t bytes = count * (static_cast<size_t>(size_) + 1) * sizeof(int64_t);
@@ -258,6 +267,7 @@ class NcclCommunicator final : public Communicator {
   }
 
   void abort() override {
+    if (host_exchange_) host_exchange_->abandon();  // peers waiting to agree fail at once
     if (aborted_ || !comm_) return;
     (void)cudaSetDevice(device_);
     (void)ncclCommAbort(comm_);  // wrapped communicators too: a peer may wait on it
@@ -417,6 +427,7 @@ class NcclCommunicator final : public Communicator {
   ncclComm_t comm_ = nullptr;
   bool owned_ = true;
   int rank_ = 0, size_ = 1, device_ = 0;
+  std::shared_ptr<HostExchange> host_exchange_;
   std::chrono::duration<double> timeout_;
   int nccl_max_ctas_ = 0, gemm_sm_limit_ = 0;
   bool aborted_ = false;
@@ -480,8 +491,14 @@ Status wrap_all(std::vector<ncclComm_t>& comms, const std::vector<int>& ranks, i
                 const std::vector<int>& devices, bool owned, const DistributedConfig& config,
                 std::unique_ptr<DistributedContext>* out) {
   std::vector<std::unique_ptr<Communicator>> local;
+  // Every rank in this process: the agreements meet in host memory.
+  std::shared_ptr<HostExchange> host_exchange;
+  if (size > 1 && comms.size() == static_cast<size_t>(size))
+    host_exchange = std::make_shared<HostExchange>(
+        size, std::chrono::duration<double>(config.timeout_s));
   for (size_t i = 0; i < comms.size(); ++i) {
-    auto c = std::make_unique<NcclCommunicator>(comms[i], owned, ranks[i], size, devices[i], config);
+    auto c = std::make_unique<NcclCommunicator>(comms[i], owned, ranks[i], size, devices[i], config,
+                                                host_exchange);
     Status s = c->init();
     local.push_back(std::move(c));  // destroyed (and its communicator with it) on failure
     if (!s) return s;

@@ -2,8 +2,9 @@
 //
 // The order of a call, on every rank:
 //   1. check this rank's blocks and allocate what it needs (nothing is enqueued yet);
-//   2. agree: every rank learns every other's arguments and readiness (one small all-gather),
-//      so a mismatch or a rank that could not start fails the call everywhere with C untouched;
+//   2. agree: every rank learns every other's arguments and readiness (Communicator::exchange:
+//      a few integers per rank), so a mismatch or a rank that could not start fails the call
+//      everywhere with C untouched;
 //   3. enqueue the transfer lane (pack own panels, then the broadcasts in global order) and the
 //      compute lane (each panel's GEMM after its own transfer only);
 //   4. finish (bounded by the timeout), agree on the outcome; host operands: download C.
@@ -99,14 +100,26 @@ Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& col
       // Own panels first: packed before any broadcast, so this rank's first GEMMs need nobody.
       for (size_t p = 0; p < s.panels.size(); ++p)
         if (s.panels[p].owner == rank) pack(static_cast<int>(p));
+      auto all_gather_round = [&](const std::vector<int>& round) {
+        bool equal = all_gather_rounds && round.size() == static_cast<size_t>(ranks);
+        for (int p : round) equal = equal && s.panels[p].bytes == s.panels[round[0]].bytes;
+        return equal;
+      };
+      // Two ranks whose rounds are all all-gathers launch them as one group: each NCCL call on
+      // a nonblocking communicator is a launch of its own, paid in host time before the first
+      // GEMM is enqueued (2 × H200, the transfer lane of four rounds: 0.55–0.65 ms, as one
+      // group 0.25–0.4 ms; docs/multigpu.md),
+      // and with two ranks the received half of op(B) is needed only after this rank's own
+      // half has been multiplied, so nothing waits for the later signals.
+      const bool one_group = ranks == 2 && rounds > 1 &&
+                             std::all_of(round_panels.begin(), round_panels.end(), all_gather_round);
+      if (one_group) s.transfer.push_back({StepKind::kGroupBegin, -1, false});
       for (const std::vector<int>& round : round_panels) {
         if (round.size() == 1) {
           s.transfer.push_back({StepKind::kBroadcast, round[0], s.panels[round[0]].owner != rank});
           continue;
         }
-        bool equal = all_gather_rounds && round.size() == static_cast<size_t>(ranks);
-        for (int p : round) equal = equal && s.panels[p].bytes == s.panels[round[0]].bytes;
-        if (equal) {
+        if (all_gather_round(round)) {
           TransferStep t{StepKind::kAllGather, round[0], false};
           t.offset_bytes = s.panels[round[0]].offset_bytes;
           t.bytes = s.panels[round[0]].bytes;
@@ -116,8 +129,15 @@ Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& col
           for (int p : round) s.transfer.push_back({StepKind::kBroadcast, p, false});
           s.transfer.push_back({StepKind::kGroupEnd, -1, false});
         }
-        for (int p : round)
-          if (s.panels[p].owner != rank) s.transfer.push_back({StepKind::kSignal, p, true});
+        if (!one_group)
+          for (int p : round)
+            if (s.panels[p].owner != rank) s.transfer.push_back({StepKind::kSignal, p, true});
+      }
+      if (one_group) {
+        s.transfer.push_back({StepKind::kGroupEnd, -1, false});
+        for (const std::vector<int>& round : round_panels)
+          for (int p : round)
+            if (s.panels[p].owner != rank) s.transfer.push_back({StepKind::kSignal, p, true});
       }
       break;
     }

@@ -50,9 +50,10 @@ struct Schedule {
 // The schedule of `rank` for op(B) of k × sum(cols) in `layout`/`op_b` with `elem_bytes`
 // elements. Own panels are packed first and multiplied first (they need no transfer); the
 // broadcasts go in global order (kBlocks: round by round, each round one all-gather or one group
-// of broadcasts; `all_gather_rounds` false: always broadcasts), so every rank
-// issues the same collectives in the same order; each panel's GEMM waits only for that panel,
-// and the others are multiplied in the order they arrive. `source_on_host`: the caller's op(B)
+// of broadcasts; `all_gather_rounds` false: always broadcasts; two ranks whose rounds are all
+// all-gathers: every round in one group, the received panels signalled after it), so every
+// rank issues the same collectives in the same order; each panel's GEMM waits only for that
+// panel (or its group), and the others are multiplied in the order they arrive. `source_on_host`: the caller's op(B)
 // is host memory, so even kEveryRank packs (uploads) it.
 Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& cols,
                         int panels_per_block, int rank, int64_t k, int64_t elem_bytes,

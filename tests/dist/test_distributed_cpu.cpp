@@ -13,6 +13,7 @@
 
 #include "dist/context_impl.hpp"
 #include "dist/fake_communicator.hpp"
+#include "dist/host_exchange.hpp"
 #include "dist/schedule.hpp"
 #include "gemm_dist_bench.hpp"
 #include "tilekit/distributed.hpp"
@@ -172,13 +173,20 @@ TEST(Schedule, OwnPanelsFirstThenRoundsOfEveryOwnersPanel) {
 }
 
 TEST(Schedule, GemmsShareTheGpuWithCollectivesUntilTheLastRoundHasArrived) {
-  // 2 ranks, 2 panels each: rank 0 multiplies its panels 0, 1 while rounds (0, 2) and (1, 3)
-  // travel, then 2 (round 0: the last round may still travel), then 3, after the last round.
+  // 3 ranks, 2 panels each (2 and 1 columns): rank 0 multiplies its panels 0, 1 while rounds
+  // (0, 2, 4) and (1, 3, 5) travel, then 2 and 4 (round 0: the last round may still travel),
+  // then 3 and 5, after the last round.
+  const dist::Schedule s3 = dist::build_schedule(ReplicaSource::kBlocks, split_cols(9, 3), 2, 0,
+                                                 3, 4, Layout::kRowMajor, Op::kN, false);
+  EXPECT_EQ(s3.compute, (std::vector<int>{0, 1, 2, 4, 3, 5}));
+  EXPECT_EQ(dist::gemms_beside_collectives(s3),
+            (std::vector<bool>{true, true, true, true, false, false}));
+  // 2 ranks launch their rounds as one group: both received panels arrive after it, alone.
   const auto cols = split_cols(8, 2);
   const dist::Schedule s0 = dist::build_schedule(ReplicaSource::kBlocks, cols, 2, 0, 3, 4,
                                                  Layout::kRowMajor, Op::kN, false);
   EXPECT_EQ(s0.compute, (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(dist::gemms_beside_collectives(s0), (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(dist::gemms_beside_collectives(s0), (std::vector<bool>{true, true, false, false}));
   // Nothing travels: every GEMM has the GPU to itself.
   const dist::Schedule every = dist::build_schedule(ReplicaSource::kEveryRank, cols, 2, 0, 3, 4,
                                                     Layout::kRowMajor, Op::kN, false);
@@ -192,6 +200,34 @@ TEST(Schedule, GemmsShareTheGpuWithCollectivesUntilTheLastRoundHasArrived) {
   const std::vector<bool> r1 = dist::gemms_beside_collectives(root1);
   ASSERT_EQ(r1.size(), 4u);
   EXPECT_EQ(r1, (std::vector<bool>{true, true, true, false}));
+}
+
+TEST(Schedule, TwoRanksLaunchTheirAllGatherRoundsAsOneGroup) {
+  // 2 ranks, 2 panels of 2 columns each: rank 1 packs its own panels, launches both all-gather
+  // rounds in one group (one NCCL launch instead of one per round) and signals the received
+  // panels after it; it multiplies its own panels first, then the received ones.
+  using K = dist::StepKind;
+  const dist::Schedule s = dist::build_schedule(ReplicaSource::kBlocks, split_cols(8, 2), 2, 1,
+                                                3, 4, Layout::kRowMajor, Op::kN, false);
+  const std::vector<std::pair<K, int>> want = {
+      {K::kPack, 2},       {K::kPack, 3},      {K::kGroupBegin, -1}, {K::kAllGather, 0},
+      {K::kAllGather, 1}, {K::kGroupEnd, -1}, {K::kSignal, 0},      {K::kSignal, 1}};
+  ASSERT_EQ(s.transfer.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(s.transfer[i].kind, want[i].first) << "step " << i;
+    if (want[i].second >= 0) EXPECT_EQ(s.transfer[i].panel, want[i].second) << "step " << i;
+  }
+  EXPECT_EQ(s.transfer[4].offset_bytes, 48);  // round 1 after round 0's two 2-column panels
+  EXPECT_EQ(s.compute, (std::vector<int>{2, 3, 0, 1}));
+  // Where a round is not an all-gather (round 0 of 5 and 4 columns: panels of 3 and 2), every
+  // round keeps its own launch and signals.
+  const dist::Schedule u = dist::build_schedule(ReplicaSource::kBlocks, split_cols(9, 2), 2, 0,
+                                                3, 4, Layout::kRowMajor, Op::kN, false);
+  const std::vector<K> kinds = {K::kPack,     K::kPack,      K::kGroupBegin, K::kBroadcast,
+                                K::kBroadcast, K::kGroupEnd, K::kSignal,     K::kAllGather,
+                                K::kSignal};
+  ASSERT_EQ(u.transfer.size(), kinds.size());
+  for (size_t i = 0; i < kinds.size(); ++i) EXPECT_EQ(u.transfer[i].kind, kinds[i]) << "step " << i;
 }
 
 TEST(Schedule, EveryRankRunsTheSameCollectivesInTheSameOrder) {
@@ -322,6 +358,61 @@ TEST(Schedule, NothingTravelsWhenKIsZero) {
   EXPECT_EQ(s.panels.size(), 6u);  // C's columns are still scaled by beta, panel by panel
   EXPECT_TRUE(s.transfer.empty());
   for (bool w : s.wait_for) EXPECT_FALSE(w);
+}
+
+// ---- the agreement of one process's ranks through host memory ----
+
+TEST(HostExchange, EveryRankGetsEveryRanksValuesInRankOrderCallAfterCall) {
+  constexpr int kRanks = 3, kCalls = 200;
+  dist::HostExchange exchange(kRanks, std::chrono::seconds(5));
+  std::vector<std::string> failures(kRanks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < kRanks; ++r)
+    threads.emplace_back([&, r] {
+      for (int call = 0; call < kCalls; ++call) {
+        std::vector<int64_t> all;
+        // A different count per call: a stale slot of the call before would show.
+        const std::vector<int64_t> mine(1 + call % 3, 100 * r + call);
+        const Status s = exchange.exchange(r, mine, &all);
+        std::vector<int64_t> want;
+        for (int q = 0; q < kRanks; ++q) want.insert(want.end(), mine.size(), 100 * q + call);
+        if (!s || all != want) {
+          failures[r] = "call " + std::to_string(call) + ": " + s.message();
+          return;
+        }
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (int r = 0; r < kRanks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+}
+
+TEST(HostExchange, AMissingRankTimesOutAndLaterCallsFailAtOnce) {
+  dist::HostExchange exchange(2, std::chrono::milliseconds(50));
+  std::vector<int64_t> all;
+  const Status s = exchange.exchange(0, {1}, &all);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("did not finish within"), std::string::npos) << s.message();
+  const auto t0 = std::chrono::steady_clock::now();
+  const Status late = exchange.exchange(1, {1}, &all);
+  ASSERT_FALSE(late);
+  EXPECT_NE(late.message().find("abandoned"), std::string::npos) << late.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(40));
+}
+
+TEST(HostExchange, AbandonWakesAWaitingRank) {
+  dist::HostExchange exchange(2, std::chrono::seconds(30));
+  Status waited;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread rank0([&] {
+    std::vector<int64_t> all;
+    waited = exchange.exchange(0, {7}, &all);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  exchange.abandon();  // rank 1 failed: its communicator's abort() abandons the agreement
+  rank0.join();
+  ASSERT_FALSE(waited);
+  EXPECT_NE(waited.message().find("abandoned"), std::string::npos) << waited.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
 }
 
 // ---- end to end through the fake communicator ----
