@@ -53,8 +53,8 @@ struct Schedule {
 // of broadcasts; `all_gather_rounds` false: always broadcasts; two ranks whose rounds are all
 // all-gathers: every round in one group, the received panels signalled after it), so every
 // rank issues the same collectives in the same order; each panel's GEMM waits only for that
-// panel (or its group), and the others are multiplied in the order they arrive. `source_on_host`: the caller's op(B)
-// is host memory, so even kEveryRank packs (uploads) it.
+// panel (or its group), and the others are multiplied in the order they arrive.
+// `source_on_host`: the caller's op(B) is host memory, so even kEveryRank packs (uploads) it.
 Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& cols,
                         int panels_per_block, int rank, int64_t k, int64_t elem_bytes,
                         Layout layout, Op op_b, bool source_on_host, bool all_gather_rounds = true);

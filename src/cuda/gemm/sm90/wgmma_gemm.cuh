@@ -706,7 +706,8 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_bar) {
 
 // k-tiles whose promoted sums meet in a group sum before the group is added into the total: a
 // chain of k / 32 FP32 adds into one total grows its rounding error with its length (at k =
-// 16384, 512 adds: 2.65x SGEMM's normwise error); two levels of 16 and k / 512 adds keep it short.
+// 16384, 512 adds: 2.2-2.65x SGEMM's normwise error on the H200); two levels of 16 and k / 512
+// adds keep it within 2x (docs/hopper.md, "Two-level promotion").
 constexpr int kPromoteGroupTiles = 16;
 
 // One segment's k-tiles into `acc`. With promotion (P::kPromote) every k-tile's wgmma sum starts
