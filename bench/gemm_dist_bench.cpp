@@ -203,6 +203,8 @@ class DistBench {
       r->transfer_ms = std::max(r->transfer_ms, rs.transfer_ms);
       r->upload_ms = std::max(r->upload_ms, rs.upload_ms);
       r->download_ms = std::max(r->download_ms, rs.download_ms);
+      r->host_agreed_ms = std::max(r->host_agreed_ms, rs.host_agreed_ms);
+      r->host_enqueued_ms = std::max(r->host_enqueued_ms, rs.host_enqueued_ms);
     }
   }
 
@@ -378,12 +380,13 @@ Status write_dist_csv(const std::string& path, const std::vector<DistBenchRow>& 
   std::ofstream out(path);
   if (!out) return io_error("bench gemm --gpus: cannot write " + path);
   out << "m,n,k,types,mode,gpus,ms,tflops,per_gpu_tflops,scaling,transfer_ms,upload_ms,"
-         "download_ms,noise,verdict\n";
+         "download_ms,host_agreed_ms,host_enqueued_ms,noise,verdict\n";
   for (const DistBenchRow& r : rows)
     out << r.shape.m << "," << r.shape.n << "," << r.shape.k << "," << r.types << ",\"" << r.mode
         << "\"," << r.gpus << "," << r.ms << "," << r.tflops << ",\"" << join(r.per_gpu_tflops, 2)
         << "\"," << r.scaling << "," << r.transfer_ms << "," << r.upload_ms << ","
-        << r.download_ms << "," << r.noise << ",\"" << r.verdict << "\"\n";
+        << r.download_ms << "," << r.host_agreed_ms << "," << r.host_enqueued_ms << "," << r.noise
+        << ",\"" << r.verdict << "\"\n";
   if (!out) return io_error("bench gemm --gpus: writing " + path + " failed");
   return Status::ok();
 }

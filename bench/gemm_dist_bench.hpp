@@ -41,6 +41,7 @@ struct DistBenchRow {
   double scaling = 0;                  // one GPU's time / this row's time
   double transfer_ms = 0;              // the slowest rank's transfer stream (time communicating)
   double upload_ms = 0, download_ms = 0;
+  double host_agreed_ms = 0, host_enqueued_ms = 0;  // the slowest rank's (RankStats::host_*)
   std::string verdict;                 // "bit-identical to 1 GPU", "max |diff| 3e-05", "error: ..."
 };
 

@@ -129,6 +129,11 @@ struct RankStats {
   double compute_ms = 0;        // the compute stream: from its first GEMM to its last
   double download_ms = 0;       // host operands: C's block back
   double total_ms = 0;          // first to last event of the call on this rank
+  // Host time from the call's start on this rank (wall clock): until the ranks had agreed, and
+  // until this rank's GEMMs were all enqueued. The compute stream cannot start before the first
+  // GEMM is enqueued: what the GPU waits for the host (docs/multigpu.md, "Where a call's time
+  // goes").
+  double host_agreed_ms = 0, host_enqueued_ms = 0;
   int64_t received_bytes = 0;
   bool copy_engines = false;    // the all-gathers ran on the copy engines (no SMs held)
 };

@@ -11,6 +11,7 @@
 #include "dist/schedule.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -526,8 +527,18 @@ Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, 
   return comm.mark(Lane::kCompute, Mark::kComputeEnd);
 }
 
+// Host wall-clock points of one call on a rank (RankStats::host_*), in ms from its start.
+struct HostTimeline {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double agreed_ms = 0, enqueued_ms = 0;
+  double now_ms() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  }
+};
+
 void fill_stats(Communicator& comm, const DistributionPlan& plan, const RankJob& job, bool host,
-                RankStats* st) {
+                const HostTimeline& timeline, RankStats* st) {
   if (!st) return;
   const int r = comm.rank();
   st->rank = r;
@@ -540,6 +551,8 @@ void fill_stats(Communicator& comm, const DistributionPlan& plan, const RankJob&
   st->compute_ms = comm.elapsed_ms(Mark::kComputeStart, Mark::kComputeEnd);
   st->download_ms = host ? comm.elapsed_ms(Mark::kComputeEnd, Mark::kDownloaded) : 0.0;
   st->total_ms = comm.elapsed_ms(Mark::kStart, host ? Mark::kDownloaded : Mark::kComputeEnd);
+  st->host_agreed_ms = timeline.agreed_ms;
+  st->host_enqueued_ms = timeline.enqueued_ms;
   st->received_bytes = plan.received_bytes[r];
   st->copy_engines = comm.all_gathers_free_sms();
 }
@@ -654,6 +667,7 @@ Status deliver_c(Communicator& comm, const RankJob& job, const LocalBlocks& bloc
 Status run_rank(Communicator& comm, const GemmProblem& global, const DistributionPlan& plan,
                 const LocalBlocks& blocks, bool host, const DistributedOptions& options,
                 const Status& prior, RankStats* stats) {
+  HostTimeline timeline;
   const int r = comm.rank();
   if (comm.aborted())
     return Status(StatusCode::kInternal,
@@ -681,6 +695,7 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
   // 2. Agreement: nothing has been enqueued yet, so a refusal leaves C untouched everywhere.
   TILEKIT_RETURN_IF_ERROR(agree(comm, call_fields(global, options, host, plan.ranks), ready,
                                 "before the multiplication"));
+  timeline.agreed_ms = timeline.now_ms();
 
   // 3. The lanes: inputs, then the transfers (a GPU runs them while the GEMMs are enqueued).
   char* replica = mem.replica.bytes();
@@ -699,12 +714,13 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
     return run;
   }
   const Status computed = enqueue_gemms(comm, job, sched, replica, options);
+  timeline.enqueued_ms = timeline.now_ms();
 
   // 4. Wait, agree on the outcome (every rank reports a failure anywhere), then deliver C.
   TILEKIT_RETURN_IF_ERROR(comm.finish());  // on failure aborted: peers fail by timeout or error
   TILEKIT_RETURN_IF_ERROR(agree(comm, {}, computed, "during the multiplication"));
   TILEKIT_RETURN_IF_ERROR(deliver_c(comm, job, blocks, host, staged));
-  fill_stats(comm, plan, job, host, stats);
+  fill_stats(comm, plan, job, host, timeline, stats);
   return Status::ok();
 }
 

@@ -537,6 +537,12 @@ void expect_host_call_matches(const Case& c, uint64_t seed) {
   const Status s = gemm_distributed_host(*ctx, o.problem, c.options, &stats);
   ASSERT_TRUE(s) << s.to_string();
   ASSERT_EQ(stats.ranks.size(), static_cast<size_t>(c.ranks));
+  // The host timeline: agreed, then every GEMM enqueued (here the CPU's GEMMs run as they are
+  // enqueued, so the second point comes after some work).
+  for (const RankStats& r : stats.ranks) {
+    EXPECT_GE(r.host_agreed_ms, 0.0) << "rank " << r.rank;
+    EXPECT_GT(r.host_enqueued_ms, r.host_agreed_ms) << "rank " << r.rank;
+  }
   // Bit for bit, padding included (it must be untouched).
   EXPECT_EQ(std::memcmp(expected.data(), o.c.data.data(), expected.size() * sizeof(float)), 0);
 }
