@@ -8,14 +8,17 @@
 #   5. the accuracy table: `tilekit accuracy --kernels 'gemm.cuda.*'` (k = 16 … 16384)
 # and prints a summary table last. Full logs go to $OUT (or ./gpu-check-logs).
 #
-# Usage: scripts/gpu-check.sh [BIN_DIR]   (default build/bin; the folder with tilekit and the
-#        test executables, as built by cmake --build)
+# Usage: scripts/gpu-check.sh [BIN_DIR | PACK.txz]   (default build/bin; the folder with tilekit
+#        and the test executables, as built by cmake --build, or a pack of them made by
+#        scripts/pack-gpu-bin.sh; a pack may leave tilekit_cpu_tests out)
 # Environment: BENCH_SIZES, BENCH_KERNELS, ACCURACY_KERNELS (the steps' arguments below);
 #        GPU_TESTS_FILTER (a gtest filter for step 2; default: the whole suite); SMALL (the
 #        sanitizers' gtest filter; default: the small cases below); OUT (the log folder).
 set -uo pipefail
 
-BIN=${1:-build/bin}
+# shellcheck source=gpu-bin-lib.sh
+. "$(dirname "$0")/gpu-bin-lib.sh"
+BIN=$(resolve_bin "${1:-build/bin}") || exit 1
 LOGS=${OUT:-gpu-check-logs}
 BENCH_SIZES=${BENCH_SIZES:-1024,4096}
 BENCH_KERNELS=${BENCH_KERNELS:-gemm.cuda.*}

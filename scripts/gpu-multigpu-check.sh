@@ -28,15 +28,12 @@ set -uo pipefail
 # NVLink multicast stays off on the shared machines: before anything can start NCCL.
 export NCCL_NVLS_ENABLE=0
 
-BIN=${1:-build/bin}
+# A packed build (scripts/pack-gpu-bin.sh: the executables and bundled libraries, small enough
+# to travel) is unpacked into a temporary folder first.
+# shellcheck source=gpu-bin-lib.sh
+. "$(dirname "$0")/gpu-bin-lib.sh"
+BIN=$(resolve_bin "${1:-build/bin}") || exit 1
 LOGS=${OUT:-gpu-multigpu-logs}
-# A packed build (the executables and bundled libraries, `tar czf X.tgz -C build bin/...`, small
-# enough to travel): unpacked into a temporary folder first.
-if [ -f "$BIN" ] && [[ "$BIN" == *.tgz || "$BIN" == *.tar.gz || "$BIN" == *.txz || "$BIN" == *.tar.xz ]]; then
-  unpacked=$(mktemp -d)
-  tar xaf "$BIN" -C "$unpacked" || { echo "cannot unpack $BIN" >&2; exit 1; }
-  BIN="$unpacked/bin"
-fi
 GPUS=${GPUS:-2}
 SIZES=${SIZES:-16384 32768}
 SWEEP=${SWEEP:-1}

@@ -83,6 +83,8 @@ debs=(
   # libclang-rt-dev pulls libclang-rt-14-dev, libomp-dev pulls libomp-14-dev); with
   # --no-install-recommends clang alone would not bring the runtimes.
   clang libclang-rt-dev libomp-dev
+  # scripts/pack-gpu-bin.sh (and its test): strip and xz
+  binutils xz-utils
 )
 missing=()
 for p in "${debs[@]}"; do
