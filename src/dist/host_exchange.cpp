@@ -11,15 +11,16 @@ HostExchange::HostExchange(int ranks, std::chrono::duration<double> timeout)
 
 Status HostExchange::exchange(int rank, const std::vector<int64_t>& mine,
                               std::vector<int64_t>* all) {
-  const std::string who = "gemm_distributed: rank " + std::to_string(rank);
+  // Messages only: built when a call fails, not on every agreement.
+  const auto who = [rank] { return "gemm_distributed: rank " + std::to_string(rank); };
   if (rank < 0 || rank >= ranks_)
-    return Status(StatusCode::kInternal, who + " is outside the exchange's " +
+    return Status(StatusCode::kInternal, who() + " is outside the exchange's " +
                                              std::to_string(ranks_) + " ranks");
   std::unique_lock<std::mutex> lock(mutex_);
   const auto abandoned = [&] {
     return Status(StatusCode::kInternal,
-                  who + ": the agreement was abandoned (a rank of this process failed and "
-                        "aborted its communicator)");
+                  who() + ": the agreement was abandoned (a rank of this process failed and "
+                          "aborted its communicator)");
   };
   if (abandoned_) return abandoned();
   const uint64_t generation = generation_;
@@ -37,7 +38,7 @@ Status HostExchange::exchange(int rank, const std::vector<int64_t>& mine,
       abandoned_ = true;  // the missing rank is out of step: nobody should wait for it again
       arrived_all_.notify_all();
       return Status(StatusCode::kInternal,
-                    who + ": the agreement between ranks did not finish within " +
+                    who() + ": the agreement between ranks did not finish within " +
                         std::to_string(static_cast<int>(timeout_.count())) +
                         " s (a rank failed, stopped, or called differently?)");
     }

@@ -114,6 +114,10 @@ Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& col
       // transfer wherever the overlap matters (bf16 16384: 3.2 against 1.1 ms).
       const bool one_group = ranks == 2 && rounds > 1 &&
                              std::all_of(round_panels.begin(), round_panels.end(), all_gather_round);
+      auto signal_received = [&](const std::vector<int>& round) {
+        for (int p : round)
+          if (s.panels[p].owner != rank) s.transfer.push_back({StepKind::kSignal, p, true});
+      };
       if (one_group) s.transfer.push_back({StepKind::kGroupBegin, -1, false});
       for (const std::vector<int>& round : round_panels) {
         if (round.size() == 1) {
@@ -130,15 +134,11 @@ Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& col
           for (int p : round) s.transfer.push_back({StepKind::kBroadcast, p, false});
           s.transfer.push_back({StepKind::kGroupEnd, -1, false});
         }
-        if (!one_group)
-          for (int p : round)
-            if (s.panels[p].owner != rank) s.transfer.push_back({StepKind::kSignal, p, true});
+        if (!one_group) signal_received(round);
       }
       if (one_group) {
         s.transfer.push_back({StepKind::kGroupEnd, -1, false});
-        for (const std::vector<int>& round : round_panels)
-          for (int p : round)
-            if (s.panels[p].owner != rank) s.transfer.push_back({StepKind::kSignal, p, true});
+        for (const std::vector<int>& round : round_panels) signal_received(round);
       }
       break;
     }
