@@ -25,7 +25,8 @@ namespace tilekit::dist {
 
 Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& cols,
                         int panels_per_block, int rank, int64_t k, int64_t elem_bytes,
-                        Layout layout, Op op_b, bool source_on_host, bool all_gather_rounds) {
+                        Layout layout, Op op_b, bool source_on_host, bool all_gather_rounds,
+                        bool group_all_gathers) {
   (void)layout;
   (void)op_b;  // panels are packed densely whatever the layout: only their sizes matter here
   Schedule s;
@@ -106,13 +107,16 @@ Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& col
         for (int p : round) equal = equal && s.panels[p].bytes == s.panels[round[0]].bytes;
         return equal;
       };
-      // Two ranks whose rounds are all all-gathers launch them as one group: each NCCL call on
-      // a nonblocking communicator is a launch of its own, paid in host time before the first
-      // GEMM is enqueued (2 × H200, the transfer lane of four rounds: 0.55–0.65 ms, as one
-      // group 0.25–0.4 ms; docs/multigpu.md). With two ranks the received half of op(B) is
-      // needed only once this rank's own half has been multiplied, which takes longer than the
-      // transfer wherever the overlap matters (bf16 16384: 3.2 against 1.1 ms).
-      const bool one_group = ranks == 2 && rounds > 1 &&
+      // Rounds that are all all-gathers go as one group with two ranks, or with more where the
+      // all-gathers run on the copy engines (NVLink between every pair: NCCL takes that path
+      // only then). Each NCCL call on a nonblocking communicator is a launch of its own, paid
+      // in host time before the first GEMM is enqueued (2 × H200, four rounds: 0.55–0.65 ms,
+      // as one group 0.25–0.4 ms; 4 × H200: the GEMMs enqueued 1.5 ms into the call;
+      // docs/multigpu.md). The group delays the received panels to its end, which costs
+      // nothing while this rank's own panels take longer to multiply than the transfers (bf16
+      // 16384 on 2: 3.2 against 1.1 ms) and no more than the launches save while they take not
+      // much less (bf16 on 4: level at 32768, 2–5% faster at 16384).
+      const bool one_group = (ranks == 2 || group_all_gathers) && rounds > 1 &&
                              std::all_of(round_panels.begin(), round_panels.end(), all_gather_round);
       auto signal_received = [&](const std::vector<int>& round) {
         for (int p : round)
@@ -686,7 +690,7 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
   const Schedule sched =
       build_schedule(plan.source, by_cols ? plan.rows : plan.cols, plan.panels_per_block, r, v.k,
                      static_cast<int64_t>(elem(v.types.b)), v.layout, v.op_b, host,
-                     options.all_gather_rounds);
+                     options.all_gather_rounds, comm.all_gathers_free_sms());
   RankMemory mem(comm);
   Status ready = prior;
   if (ready) ready = prepare(comm, global, plan, blocks, host, options, sched, &job, &mem);

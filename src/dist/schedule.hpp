@@ -50,14 +50,16 @@ struct Schedule {
 // The schedule of `rank` for op(B) of k × sum(cols) in `layout`/`op_b` with `elem_bytes`
 // elements. Own panels are packed first and multiplied first (they need no transfer); the
 // broadcasts go in global order (kBlocks: round by round, each round one all-gather or one group
-// of broadcasts; `all_gather_rounds` false: always broadcasts; two ranks whose rounds are all
-// all-gathers: every round in one group, the received panels signalled after it), so every
+// of broadcasts; `all_gather_rounds` false: always broadcasts; rounds that are all all-gathers
+// go as one group, the received panels signalled after it, with two ranks or, with more, where
+// `group_all_gathers` says the all-gathers run on the copy engines), so every
 // rank issues the same collectives in the same order; each panel's GEMM waits only for that
 // panel (or its group), and the others are multiplied in the order they arrive.
 // `source_on_host`: the caller's op(B) is host memory, so even kEveryRank packs (uploads) it.
 Schedule build_schedule(ReplicaSource source, const std::vector<IndexRange>& cols,
                         int panels_per_block, int rank, int64_t k, int64_t elem_bytes,
-                        Layout layout, Op op_b, bool source_on_host, bool all_gather_rounds = true);
+                        Layout layout, Op op_b, bool source_on_host, bool all_gather_rounds = true,
+                        bool group_all_gathers = false);
 
 // Per entry of s.compute: whether that GEMM may run while collectives are in flight on this
 // rank (it then gets the SMs the collectives leave: Communicator::gemm_sm_limit). False from

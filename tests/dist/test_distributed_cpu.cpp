@@ -230,6 +230,33 @@ TEST(Schedule, TwoRanksLaunchTheirAllGatherRoundsAsOneGroup) {
   for (size_t i = 0; i < kinds.size(); ++i) EXPECT_EQ(u.transfer[i].kind, kinds[i]) << "step " << i;
 }
 
+TEST(Schedule, MoreRanksGroupTheirAllGatherRoundsOnlyOnTheCopyEngines) {
+  // 4 ranks, 2 panels of 1 column each: where the all-gathers run on the copy engines, rank 2
+  // launches both rounds in one group and signals the 6 received panels after it; otherwise each
+  // round is launched and signalled on its own (its panels may be multiplied before the next
+  // round lands).
+  using K = dist::StepKind;
+  const auto cols = split_cols(8, 4);
+  const dist::Schedule g = dist::build_schedule(ReplicaSource::kBlocks, cols, 2, 2, 3, 4,
+                                                Layout::kRowMajor, Op::kN, false,
+                                                /*all_gather_rounds=*/true,
+                                                /*group_all_gathers=*/true);
+  std::vector<K> want = {K::kPack, K::kPack, K::kGroupBegin, K::kAllGather, K::kAllGather,
+                         K::kGroupEnd};
+  want.insert(want.end(), 6, K::kSignal);
+  ASSERT_EQ(g.transfer.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(g.transfer[i].kind, want[i]) << "step " << i;
+  EXPECT_EQ(g.compute, (std::vector<int>{4, 5, 0, 2, 6, 1, 3, 7}));
+  const dist::Schedule apart = dist::build_schedule(ReplicaSource::kBlocks, cols, 2, 2, 3, 4,
+                                                    Layout::kRowMajor, Op::kN, false);
+  const std::vector<K> kinds = {K::kPack,      K::kPack,   K::kAllGather, K::kSignal,
+                                K::kSignal,    K::kSignal, K::kAllGather, K::kSignal,
+                                K::kSignal,    K::kSignal};
+  ASSERT_EQ(apart.transfer.size(), kinds.size());
+  for (size_t i = 0; i < kinds.size(); ++i)
+    EXPECT_EQ(apart.transfer[i].kind, kinds[i]) << "step " << i;
+}
+
 TEST(Schedule, EveryRankRunsTheSameCollectivesInTheSameOrder) {
   // 2, 2, 2, 1 columns in 2 panels each: rank 3 has one (a piece of no columns is no panel), so
   // round 0 (four 1-column panels) is an all-gather and round 1 (ranks 0-2 only) a group.
