@@ -121,6 +121,13 @@ std::vector<IndexRange> split_cols(int64_t n, int ranks) {
   return out;
 }
 
+// The kinds of a schedule's transfer steps, in order.
+std::vector<dist::StepKind> kinds_of(const dist::Schedule& s) {
+  std::vector<dist::StepKind> out;
+  for (const dist::TransferStep& t : s.transfer) out.push_back(t.kind);
+  return out;
+}
+
 TEST(Schedule, OwnPanelsFirstThenRoundsOfEveryOwnersPanel) {
   const auto cols = split_cols(11, 3);  // 4, 4, 3 columns
   const dist::Schedule s = dist::build_schedule(ReplicaSource::kBlocks, cols, 2, /*rank=*/1,
@@ -226,8 +233,7 @@ TEST(Schedule, TwoRanksLaunchTheirAllGatherRoundsAsOneGroup) {
   const std::vector<K> kinds = {K::kPack,     K::kPack,      K::kGroupBegin, K::kBroadcast,
                                 K::kBroadcast, K::kGroupEnd, K::kSignal,     K::kAllGather,
                                 K::kSignal};
-  ASSERT_EQ(u.transfer.size(), kinds.size());
-  for (size_t i = 0; i < kinds.size(); ++i) EXPECT_EQ(u.transfer[i].kind, kinds[i]) << "step " << i;
+  EXPECT_EQ(kinds_of(u), kinds);
 }
 
 TEST(Schedule, MoreRanksGroupTheirAllGatherRoundsOnlyOnTheCopyEngines) {
@@ -244,17 +250,14 @@ TEST(Schedule, MoreRanksGroupTheirAllGatherRoundsOnlyOnTheCopyEngines) {
   std::vector<K> want = {K::kPack, K::kPack, K::kGroupBegin, K::kAllGather, K::kAllGather,
                          K::kGroupEnd};
   want.insert(want.end(), 6, K::kSignal);
-  ASSERT_EQ(g.transfer.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(g.transfer[i].kind, want[i]) << "step " << i;
+  EXPECT_EQ(kinds_of(g), want);
   EXPECT_EQ(g.compute, (std::vector<int>{4, 5, 0, 2, 6, 1, 3, 7}));
   const dist::Schedule apart = dist::build_schedule(ReplicaSource::kBlocks, cols, 2, 2, 3, 4,
                                                     Layout::kRowMajor, Op::kN, false);
   const std::vector<K> kinds = {K::kPack,      K::kPack,   K::kAllGather, K::kSignal,
                                 K::kSignal,    K::kSignal, K::kAllGather, K::kSignal,
                                 K::kSignal,    K::kSignal};
-  ASSERT_EQ(apart.transfer.size(), kinds.size());
-  for (size_t i = 0; i < kinds.size(); ++i)
-    EXPECT_EQ(apart.transfer[i].kind, kinds[i]) << "step " << i;
+  EXPECT_EQ(kinds_of(apart), kinds);
 }
 
 TEST(Schedule, EveryRankRunsTheSameCollectivesInTheSameOrder) {
