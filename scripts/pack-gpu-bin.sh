@@ -25,7 +25,8 @@ for name in "$@"; do
 done
 
 stage=$(mktemp -d)
-trap 'rm -rf "$stage" "$out.partial"' EXIT
+tmp_out="$out.partial"  # written whole, then renamed: an earlier pack is never half replaced
+trap 'rm -rf "$stage" "$tmp_out"' EXIT
 mkdir "$stage/bin"
 for name in "$@"; do
   cp "$bin_dir/$name" "$stage/bin/"
@@ -38,7 +39,6 @@ for lib in "$bin_dir"/lib*.so*; do
   case "$(basename "$lib")" in libtilekit*) continue ;; esac
   cp -P "$lib" "$stage/bin/"
 done
-tmp_out="$out.partial"
 tar cf - -C "$stage" bin | xz -T0 -6 > "$tmp_out"
 mv "$tmp_out" "$out"
 bytes=$(stat -c %s "$out")
