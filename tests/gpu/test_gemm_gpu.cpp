@@ -391,6 +391,61 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
       << "no split-K kernel registered";
 }
 
+// Step 10 sums its planes four columns a thread where C's rows allow (n and ldc multiples of 4, C
+// 16-byte aligned) and one element a thread elsewhere. Both add in plane order and round alike:
+// the same problem with C one float off that alignment gives the same bits (beta != 0, so C is
+// read too).
+TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  GemmProblem p;
+  p.m = 64;
+  p.n = 200;
+  p.k = 8191;
+  p.types.a = p.types.b = DType::kF32;
+  p.types.compute = Compute::kF32;
+  p.alpha = 1.5f;
+  p.beta = -0.5f;
+  p.lda = p.min_lda();
+  p.ldb = p.min_ldb();
+  p.ldc = p.min_ldc();
+  const size_t c_count = static_cast<size_t>(p.c_span());
+  std::vector<float> a(static_cast<size_t>(p.a_span())), b(static_cast<size_t>(p.b_span())),
+      c0(c_count);
+  fill_uniform(a.data(), a.size(), 21);
+  fill_uniform(b.data(), b.size(), 22);
+  fill_uniform(c0.data(), c0.size(), 23);
+  DeviceBuffer<float> da, db, dc;
+  ASSERT_TRUE(da.allocate(a.size(), "A").is_ok());
+  ASSERT_TRUE(db.allocate(b.size(), "B").is_ok());
+  ASSERT_TRUE(dc.allocate(c_count + 1, "C").is_ok());
+  ASSERT_TRUE(da.upload(a.data(), a.size()).is_ok());
+  ASSERT_TRUE(db.upload(b.data(), b.size()).is_ok());
+  p.a = da.get();
+  p.b = db.get();
+  int tested = 0;
+  for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
+    if (kernel.info.id.find("10_split_k") == std::string::npos || kernel.info.types != p.types)
+      continue;
+    std::vector<float> result[2];
+    for (int offset : {0, 1}) {  // C at the allocation's start (aligned), then one float on
+      std::vector<float> staged(c_count + 1, 0.0f);
+      std::copy(c0.begin(), c0.end(), staged.begin() + offset);
+      ASSERT_TRUE(dc.upload(staged.data(), staged.size()).is_ok());
+      p.c = dc.get() + offset;
+      GemmOptions options;
+      options.kernel = kernel.info.id;
+      const Status st = gemm(Context::cuda(0), p, options);
+      ASSERT_TRUE(st.is_ok()) << kernel.info.id << ": " << st.message();
+      ASSERT_TRUE(dc.download(staged.data(), staged.size()).is_ok());
+      result[offset].assign(staged.begin() + offset, staged.begin() + offset + c_count);
+    }
+    ++tested;
+    EXPECT_EQ(0, std::memcmp(result[0].data(), result[1].data(), c_count * sizeof(float)))
+        << kernel.info.id << ": C aligned and C one float off differ";
+  }
+  EXPECT_GT(tested, 0) << "no split-K kernel registered";
+}
+
 // Step 11's slices meet in the kernel: whichever block arrives last, it adds them in slice order.
 TEST(CudaGemm, SkinnyIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
@@ -406,8 +461,11 @@ TEST(CudaGemm, RunTimeSplitKIsCorrectForAnyCount) {
   for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
     if (kernel.info.backend != Backend::kCuda || !takes_run_time_split_k(kernel.info)) continue;
     for (int split : {1, 2, 3, 16, 100000}) {
-      // A few rows (the skinny kernel's shape) and a tile-sized block, both with a long odd k.
-      for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 300, 2001}, {64, 200, 8191}}) {
+      // A few rows (the skinny kernel's shape) and a tile-sized block, both with a long odd k;
+      // and rows of C not a multiple of 4 floats (step 10's sum then takes one element a
+      // thread), over several tiles with a partial one at each edge.
+      for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 300, 2001}, {64, 200, 8191},
+                             {130, 263, 999}}) {
         GemmCase c;
         c.m = m;
         c.n = n;

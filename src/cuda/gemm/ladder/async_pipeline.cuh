@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "cuda/common/dependent_launch.cuh"
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder/simt_tiles.cuh"
 
@@ -169,6 +170,9 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   float* const s_a = reinterpret_cast<float*>(smem_words);
   float* const s_b = s_a + P::kStages * kStageA;
 
+  // Split-K: the sum of the slices may be scheduled from now on (it waits for this grid before
+  // reading the planes), so its launch overlaps this grid's last blocks.
+  if (args.partials != nullptr) allow_dependent_launch();
   const RowMajorGemm& g = args.g;
   const int tid = threadIdx.x;
   const TileCoord tile = Raster::tile(blockIdx.x, args.tiles_m, args.tiles_n);

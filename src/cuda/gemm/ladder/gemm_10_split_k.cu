@@ -4,7 +4,10 @@
 //           k-tiles; grid.z = slices, so slices × tiles blocks run instead of tiles. Each slice
 //           writes its raw sums to its own FP32 plane of the workspace (never to C, never with
 //           atomics); a second kernel adds the planes in slice order and applies alpha and beta
-//           (beta = 0 never reads C). The result is the same bits on every run.
+//           (beta = 0 never reads C), four columns a thread where C's rows allow float4. The
+//           result is the same bits on every run. The second kernel is launched as a
+//           programmatic dependent of the first (sm_90+, dependent_launch.cuh), so its launch
+//           overlaps the GEMM grid's last blocks instead of following them.
 //           slices = min(resident blocks / tiles, k / 64), 1 when the tiles already fill one
 //           wave, unless the problem names a count (GemmProblem::split_k: the autotuner measures
 //           2, 4, … 128 and keeps the fastest per shape, docs/tuning.md); with one slice it is
@@ -14,10 +17,14 @@
 // Expect:   ≥ 2× step 09 where tiles < SMs (64×4096×4096: 32 tiles on 132 SMs); nothing
 //           elsewhere. The extra pass costs slices·m·n·4 bytes read + m·n written. Measured
 //           (H200): 64×4096×4096 3.9 → 31.2 TFLOP/s (0.85× cuBLAS); n = 512 2.5 → 11.1 with the
-//           128×256 tile; 0.94× / 0.90× / 0.96× cuBLAS at n = 256 / 512 / 1024.
+//           128×256 tile; with the tuner's choice 1.20× / 0.985× / 1.02× cuBLAS at n = 256 /
+//           512 / 1024 (1.03× / 0.90× / 0.97× before the dependent launch and float4 sum).
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include "core/tile_model.hpp"
+#include "cuda/common/dependent_launch.cuh"
 #include "cuda/gemm/ladder/swizzle_raster.cuh"
 
 namespace tilekit::cuda {
@@ -71,7 +78,7 @@ Status launch_split_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
   args.k_slice = s.k;
   args.partials = static_cast<float*>(ws.data);
   TILEKIT_RETURN_IF_ERROR((launch_pipelined<P, Layout, Raster>(args, s.count, ctx.stream)));
-  return sum_slices(args.partials, s.count, g, ctx.stream);
+  return sum_slices(args.partials, s.count, g, ctx.device, ctx.stream);
 }
 
 template <typename P, typename Layout, typename Raster>
@@ -99,26 +106,82 @@ using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
 }  // namespace
 
 // C = alpha·(plane 0 + plane 1 + …) + beta·C, the planes added in order: the same bits every run.
+// Both kernels are launched as programmatic dependents of the GEMM grid (dependent_launch.cuh):
+// they may be scheduled while its last blocks run, and wait for it before reading a plane.
 namespace {
+
+// One element of C a thread: any n, ldc and alignment.
 __global__ void sum_slices_kernel(const float* __restrict__ partials, int slices, int m, int n,
                                   float* c, int ldc, float alpha, float beta) {
+  wait_for_previous_grid();
   const size_t plane = static_cast<size_t>(m) * n;
   for (size_t idx = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; idx < plane;
        idx += static_cast<size_t>(gridDim.x) * blockDim.x) {
     float sum = partials[idx];
     for (int z = 1; z < slices; ++z) sum += partials[z * plane + idx];
     float* out = c + (idx / n) * ldc + idx % n;
-    *out = beta == 0.0f ? alpha * sum : alpha * sum + beta * *out;
+    *out = beta == 0.0f ? alpha * sum : alpha_acc_beta_c(alpha, sum, beta, *out);
   }
+}
+
+// Four columns of C a thread, one float4 per plane, where C's rows allow it (n and ldc multiples
+// of 4, C 16-byte aligned): a quarter of the loads and stores, and a 32-bit division for the row.
+// Each lane adds and rounds as sum_slices_kernel does, so either kernel gives the same bits.
+__global__ void sum_slices_float4_kernel(const float4* __restrict__ partials, int slices,
+                                         unsigned quads, unsigned quads_per_row, float* c, int ldc,
+                                         float alpha, float beta) {
+  wait_for_previous_grid();
+  for (unsigned q = blockIdx.x * blockDim.x + threadIdx.x; q < quads; q += gridDim.x * blockDim.x) {
+    float4 sum = partials[q];
+#pragma unroll 4  // four planes' loads in flight
+    for (int z = 1; z < slices; ++z) {
+      const float4 p = partials[static_cast<size_t>(z) * quads + q];
+      sum.x += p.x;
+      sum.y += p.y;
+      sum.z += p.z;
+      sum.w += p.w;
+    }
+    const unsigned row = q / quads_per_row;
+    float4* out = reinterpret_cast<float4*>(c + static_cast<size_t>(row) * ldc) +
+                  (q - row * quads_per_row);
+    if (beta == 0.0f) {
+      *out = make_float4(alpha * sum.x, alpha * sum.y, alpha * sum.z, alpha * sum.w);
+    } else {
+      const float4 o = *out;
+      *out = make_float4(alpha_acc_beta_c(alpha, sum.x, beta, o.x),
+                         alpha_acc_beta_c(alpha, sum.y, beta, o.y),
+                         alpha_acc_beta_c(alpha, sum.z, beta, o.z),
+                         alpha_acc_beta_c(alpha, sum.w, beta, o.w));
+    }
+  }
+}
+
+constexpr unsigned kSumThreads = 256, kSumMaxBlocks = 8192;
+
+unsigned sum_blocks(size_t items) {
+  return static_cast<unsigned>(std::min<size_t>((items + kSumThreads - 1) / kSumThreads, kSumMaxBlocks));
 }
 
 }  // namespace
 
-Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, cudaStream_t stream) {
+Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, int device,
+                  cudaStream_t stream) {
   const size_t plane = static_cast<size_t>(g.m) * g.n;
-  const unsigned blocks = static_cast<unsigned>(std::min<size_t>((plane + 255) / 256, 8192));
-  sum_slices_kernel<<<blocks, 256, 0, stream>>>(partials, slices, g.m, g.n, g.c, g.ldc, g.alpha,
-                                                g.beta);
+  const bool rows_of_float4 = g.n % 4 == 0 && g.ldc % 4 == 0 &&
+                              reinterpret_cast<uintptr_t>(g.c) % sizeof(float4) == 0 &&
+                              plane / 4 <= std::numeric_limits<unsigned>::max() / 2;
+  if (rows_of_float4) {
+    const unsigned quads = static_cast<unsigned>(plane / 4);
+    TILEKIT_RETURN_IF_ERROR(launch_as_dependent(
+        sum_slices_float4_kernel, sum_blocks(quads), kSumThreads, stream, device,
+        reinterpret_cast<const float4*>(partials), slices, quads, static_cast<unsigned>(g.n / 4),
+        g.c, g.ldc, g.alpha, g.beta));
+    TILEKIT_CUDA_CHECK_LAUNCH("sum_slices_float4_kernel");
+    return Status::ok();
+  }
+  TILEKIT_RETURN_IF_ERROR(launch_as_dependent(sum_slices_kernel, sum_blocks(plane), kSumThreads,
+                                              stream, device, partials, slices, g.m, g.n, g.c,
+                                              g.ldc, g.alpha, g.beta));
   TILEKIT_CUDA_CHECK_LAUNCH("sum_slices_kernel");
   return Status::ok();
 }

@@ -1,0 +1,75 @@
+// dependent_launch.cuh — programmatic dependent launch (sm_90+, griddepcontrol).
+//
+// A kernel that consumes what the kernel before it on the stream wrote is normally scheduled
+// only once that kernel has ended, so the GPU idles for a launch between them. Launched as a
+// programmatic dependent, it may be scheduled once every block of the first kernel has allowed
+// it (or ended), and it waits on the device, before reading, for the first grid's completion and
+// memory. Step 10 launches its split-K sum so (what that gains: docs/ladder.md, step 10).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <atomic>
+
+#include "cuda/common/cuda_check.hpp"
+
+namespace tilekit::cuda {
+
+// In the first kernel: its dependent grid may be scheduled from now on. Scheduling is all it
+// allows: the dependent's wait below still waits for this whole grid and its writes.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// In the dependent kernel, before it reads what the previous grid wrote (returns at once when
+// the kernel was launched the ordinary way).
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// Whether `kernel`, as loaded on the current device (`device`), holds the wait above: its code
+// was compiled for sm_90 or later. PTX of an older target, compiled on load for a Hopper GPU,
+// would lack the wait and read the planes early, so such a kernel is launched the ordinary way.
+// Cached per device: the answer is asked on every (timed) launch.
+inline Status kernel_waits_for_previous_grid(const void* kernel, int device, bool* waits) {
+  static std::array<std::atomic<int>, 64> known{};  // 0 not asked, 1 no, 2 yes
+  const bool cacheable = device >= 0 && device < static_cast<int>(known.size());
+  const int cached = cacheable ? known[device].load(std::memory_order_relaxed) : 0;
+  if (cached != 0) {
+    *waits = cached == 2;
+    return Status::ok();
+  }
+  cudaFuncAttributes attributes{};
+  TILEKIT_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+  *waits = attributes.ptxVersion >= 90;
+  if (cacheable) known[device].store(*waits ? 2 : 1, std::memory_order_relaxed);
+  return Status::ok();
+}
+
+// kernel<<<grid, block, 0, stream>>>(args...), as a programmatic dependent of the work before it
+// on `stream` when the kernel holds wait_for_previous_grid (an ordinary launch otherwise).
+template <typename... Params, typename... Args>
+Status launch_as_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
+                           int device, Args... args) {
+  bool waits = false;
+  TILEKIT_RETURN_IF_ERROR(
+      kernel_waits_for_previous_grid(reinterpret_cast<const void*>(kernel), device, &waits));
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  config.attrs = &early;
+  config.numAttrs = waits ? 1 : 0;
+  TILEKIT_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+  return Status::ok();
+}
+
+}  // namespace tilekit::cuda
