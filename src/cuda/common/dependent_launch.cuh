@@ -32,12 +32,13 @@ __device__ __forceinline__ void wait_for_previous_grid() {
 #endif
 }
 
-// Whether `kernel`, as loaded on the current device (`device`), holds the wait above: its code
-// was compiled for sm_90 or later. PTX of an older target, compiled on load for a Hopper GPU,
-// would lack the wait and read the planes early, so such a kernel is launched the ordinary way.
-// Cached per device: the answer is asked on every (timed) launch.
-inline Status kernel_waits_for_previous_grid(const void* kernel, int device, bool* waits) {
-  static std::array<std::atomic<int>, 64> known{};  // 0 not asked, 1 no, 2 yes
+// Whether kKernel, as loaded on the current device (`device`), holds the wait above: its code was
+// compiled for sm_90 or later. PTX of an older target, compiled on load for a Hopper GPU, would
+// lack the wait and read too early, so such a kernel is launched the ordinary way. Asked once
+// per kernel and device (the launch is timed).
+template <auto kKernel>
+Status kernel_waits_for_previous_grid(int device, bool* waits) {
+  static std::array<std::atomic<int>, 64> known{};  // per device: 0 not asked, 1 no, 2 yes
   const bool cacheable = device >= 0 && device < static_cast<int>(known.size());
   const int cached = cacheable ? known[device].load(std::memory_order_relaxed) : 0;
   if (cached != 0) {
@@ -45,20 +46,18 @@ inline Status kernel_waits_for_previous_grid(const void* kernel, int device, boo
     return Status::ok();
   }
   cudaFuncAttributes attributes{};
-  TILEKIT_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+  TILEKIT_CUDA_TRY(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kKernel)));
   *waits = attributes.ptxVersion >= 90;
   if (cacheable) known[device].store(*waits ? 2 : 1, std::memory_order_relaxed);
   return Status::ok();
 }
 
-// kernel<<<grid, block, 0, stream>>>(args...), as a programmatic dependent of the work before it
-// on `stream` when the kernel holds wait_for_previous_grid (an ordinary launch otherwise).
-template <typename... Params, typename... Args>
-Status launch_as_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
-                           int device, Args... args) {
+// kKernel<<<grid, block, 0, stream>>>(args...), as a programmatic dependent of the work before
+// it on `stream` when the kernel holds wait_for_previous_grid (an ordinary launch otherwise).
+template <auto kKernel, typename... Args>
+Status launch_as_dependent(dim3 grid, dim3 block, cudaStream_t stream, int device, Args... args) {
   bool waits = false;
-  TILEKIT_RETURN_IF_ERROR(
-      kernel_waits_for_previous_grid(reinterpret_cast<const void*>(kernel), device, &waits));
+  TILEKIT_RETURN_IF_ERROR(kernel_waits_for_previous_grid<kKernel>(device, &waits));
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early.val.programmaticStreamSerializationAllowed = 1;
@@ -68,7 +67,7 @@ Status launch_as_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, cud
   config.stream = stream;
   config.attrs = &early;
   config.numAttrs = waits ? 1 : 0;
-  TILEKIT_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+  TILEKIT_CUDA_TRY(cudaLaunchKernelEx(&config, kKernel, args...));  // converts to the parameters
   return Status::ok();
 }
 

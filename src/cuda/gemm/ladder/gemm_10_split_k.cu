@@ -159,7 +159,8 @@ __global__ void sum_slices_float4_kernel(const float4* __restrict__ partials, in
 constexpr unsigned kSumThreads = 256, kSumMaxBlocks = 8192;
 
 unsigned sum_blocks(size_t items) {
-  return static_cast<unsigned>(std::min<size_t>((items + kSumThreads - 1) / kSumThreads, kSumMaxBlocks));
+  return static_cast<unsigned>(
+      std::min<size_t>((items + kSumThreads - 1) / kSumThreads, kSumMaxBlocks));
 }
 
 }  // namespace
@@ -172,16 +173,15 @@ Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, int 
                               plane / 4 <= std::numeric_limits<unsigned>::max() / 2;
   if (rows_of_float4) {
     const unsigned quads = static_cast<unsigned>(plane / 4);
-    TILEKIT_RETURN_IF_ERROR(launch_as_dependent(
-        sum_slices_float4_kernel, sum_blocks(quads), kSumThreads, stream, device,
-        reinterpret_cast<const float4*>(partials), slices, quads, static_cast<unsigned>(g.n / 4),
-        g.c, g.ldc, g.alpha, g.beta));
+    TILEKIT_RETURN_IF_ERROR(launch_as_dependent<sum_slices_float4_kernel>(
+        sum_blocks(quads), kSumThreads, stream, device, reinterpret_cast<const float4*>(partials),
+        slices, quads, static_cast<unsigned>(g.n / 4), g.c, g.ldc, g.alpha, g.beta));
     TILEKIT_CUDA_CHECK_LAUNCH("sum_slices_float4_kernel");
     return Status::ok();
   }
-  TILEKIT_RETURN_IF_ERROR(launch_as_dependent(sum_slices_kernel, sum_blocks(plane), kSumThreads,
-                                              stream, device, partials, slices, g.m, g.n, g.c,
-                                              g.ldc, g.alpha, g.beta));
+  TILEKIT_RETURN_IF_ERROR(launch_as_dependent<sum_slices_kernel>(
+      sum_blocks(plane), kSumThreads, stream, device, partials, slices, g.m, g.n, g.c, g.ldc,
+      g.alpha, g.beta));
   TILEKIT_CUDA_CHECK_LAUNCH("sum_slices_kernel");
   return Status::ok();
 }
