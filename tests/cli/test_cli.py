@@ -279,6 +279,23 @@ class Cli(unittest.TestCase):
         self.assertIn("measured at 32x32x32", r.stdout)
         self.assertIn("(nearest shape, distance 3)", r.stdout)
 
+    def test_gemm_auto_runs_the_tuned_split_on_a_gpu(self):
+        # A tuned choice of a split-K kernel carries its k split; `tilekit gemm` must run it so
+        # (it once ran the kernel at its default split while --explain named the tuned one).
+        if "GPU 0:" not in run("devices").stdout:
+            self.skipTest("no GPU: no kernel takes a run-time split on the CPU")
+        env = self.tune_env()
+        r = run("tune", "--sizes", "512", "--budget", "30", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        r = run("gemm", "--m", "512", "--n", "512", "--k", "512", "--explain", "--check", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        explain = re.search(r"^explain: (\S+) .*?: \1( with split-k (\d+))? took", r.stdout, re.M)
+        ran = re.search(r"^kernel: (\S+)( with split-k (\d+))? on cuda$", r.stdout, re.M)
+        self.assertTrue(explain and ran, r.stdout)
+        self.assertEqual(ran.group(1), explain.group(1), r.stdout)
+        self.assertEqual(ran.group(3), explain.group(3), r.stdout)
+        self.assertIn("check: PASS", r.stdout)
+
     def test_tune_evaluate_times_auto_against_every_own_kernel_and_writes_nothing(self):
         env = self.tune_env()
         out = self.path("eval.json")

@@ -255,12 +255,14 @@ int run_gemm(const GemmCommandOptions& o) {
   // Which kernel will run, and why. A named kernel that refuses the problem, or a request no
   // kernel serves (a BF16 GEMM on a GPU without a BF16 kernel), is bad input: exit 2.
   const GemmKernel* kernel = nullptr;
+  int split_k = 0;  // auto: the run-time k split the tuned choice was measured with (0: none)
   std::string why;
   if (o.kernel == "auto") {
     if (!is_quick_return(hp) && !only_scales_c(hp)) {
       Selection<GemmProblem> chosen;
       if (!(s = select_gemm_kernel(hp, ctx, o.allow_vendor, &chosen))) return fail(s);
       kernel = chosen.kernel;
+      split_k = chosen.split_k;
       why = chosen.reason;
     } else {
       why = is_quick_return(hp) ? "BLAS quick return: nothing to compute"
@@ -299,6 +301,8 @@ int run_gemm(const GemmCommandOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   GemmOptions options;
   options.allow_vendor = o.allow_vendor;
+  // The choice runs as gemm() runs it: with its tuned split, not at the kernel's default one.
+  if (p.split_k == 0) p.split_k = split_k;
   s = kernel ? run_gemm_kernel(*kernel, ctx, p) : gemm(ctx, p, options);
   if (s) s = device_synchronize(ctx);
   const double ms =
@@ -310,6 +314,7 @@ int run_gemm(const GemmCommandOptions& o) {
                        static_cast<double>(hp.k);
   std::cout << "gemm " << hp.describe() << " alpha " << hp.alpha << " beta " << hp.beta << "\n"
             << "kernel: " << (kernel ? kernel->info.id : std::string("(none: quick return or C scaling)"))
+            << (p.split_k > 0 ? " with split-k " + std::to_string(p.split_k) : std::string())
             << " on " << backend_name(ctx.backend) << "\n"
             << "time: " << ms << " ms for one call (not a benchmark: see `tilekit bench gemm`)";
   if (ms > 0 && flops > 0) std::cout << ", " << flops / ms / 1e6 << " GFLOP/s";
