@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "core/dispatch.hpp"
 #include "tilekit/tune_cache.hpp"
 #include "memory_plan.hpp"
 #include "tilekit/npy.hpp"
@@ -255,14 +256,12 @@ int run_gemm(const GemmCommandOptions& o) {
   // Which kernel will run, and why. A named kernel that refuses the problem, or a request no
   // kernel serves (a BF16 GEMM on a GPU without a BF16 kernel), is bad input: exit 2.
   const GemmKernel* kernel = nullptr;
-  int split_k = 0;  // auto: the run-time k split the tuned choice was measured with (0: none)
+  Selection<GemmProblem> chosen;  // auto's choice, with the k split it was tuned with
   std::string why;
   if (o.kernel == "auto") {
     if (!is_quick_return(hp) && !only_scales_c(hp)) {
-      Selection<GemmProblem> chosen;
       if (!(s = select_gemm_kernel(hp, ctx, o.allow_vendor, &chosen))) return fail(s);
       kernel = chosen.kernel;
-      split_k = chosen.split_k;
       why = chosen.reason;
     } else {
       why = is_quick_return(hp) ? "BLAS quick return: nothing to compute"
@@ -301,8 +300,8 @@ int run_gemm(const GemmCommandOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   GemmOptions options;
   options.allow_vendor = o.allow_vendor;
-  // The choice runs as gemm() runs it: with its tuned split, not at the kernel's default one.
-  if (p.split_k == 0) p.split_k = split_k;
+  // auto's choice runs as gemm() runs it: with its tuned split, not at the kernel's default one.
+  if (chosen.kernel) p = with_selection(p, chosen);
   s = kernel ? run_gemm_kernel(*kernel, ctx, p) : gemm(ctx, p, options);
   if (s) s = device_synchronize(ctx);
   const double ms =

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <atomic>
+#include <string>
 
 #include "cuda/common/cuda_check.hpp"
 
@@ -53,9 +54,11 @@ Status kernel_waits_for_previous_grid(int device, bool* waits) {
 }
 
 // kKernel<<<grid, block, 0, stream>>>(args...), as a programmatic dependent of the work before
-// it on `stream` when the kernel holds wait_for_previous_grid (an ordinary launch otherwise).
+// it on `stream` when the kernel holds wait_for_previous_grid (an ordinary launch otherwise). A
+// failed launch is reported as "launch of `name`" (cudaLaunchKernelEx returns the error itself).
 template <auto kKernel, typename... Args>
-Status launch_as_dependent(dim3 grid, dim3 block, cudaStream_t stream, int device, Args... args) {
+Status launch_as_dependent(const char* name, dim3 grid, dim3 block, cudaStream_t stream,
+                           int device, Args... args) {
   bool waits = false;
   TILEKIT_RETURN_IF_ERROR(kernel_waits_for_previous_grid<kKernel>(device, &waits));
   cudaLaunchAttribute early{};
@@ -67,7 +70,9 @@ Status launch_as_dependent(dim3 grid, dim3 block, cudaStream_t stream, int devic
   config.stream = stream;
   config.attrs = &early;
   config.numAttrs = waits ? 1 : 0;
-  TILEKIT_CUDA_TRY(cudaLaunchKernelEx(&config, kKernel, args...));  // converts to the parameters
+  const cudaError_t err = cudaLaunchKernelEx(&config, kKernel, args...);  // converts the args
+  if (err != cudaSuccess)
+    return error_status(err, (std::string("launch of ") + name).c_str(), __FILE__, __LINE__);
   return Status::ok();
 }
 
