@@ -101,6 +101,7 @@ GemmKernel make_split_k_entry(int auto_rank) {
 using Warp128x256x8 = WarpTilePolicy<128, 256, 8, 2, 4, 8, 8, 16>;
 using Warp128x128x8 = WarpTilePolicy<128, 128, 8, 2, 4, 8, 8, 8>;
 using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
+using Warp64x128x16 = WarpTilePolicy<64, 128, 16, 2, 2, 4, 8, 8>;
 
 }  // namespace
 
@@ -186,6 +187,7 @@ void register_gemm_10_split_k(Registry& r) {
   r.add(make_split_k_entry<PipelinePolicy<Warp128x256x8, 2, 1>, PaddedLayout, Grouped>(18));
   r.add(make_split_k_entry<PipelinePolicy<Warp128x128x8, 3, 2>, PaddedLayout, Grouped>(17));
   r.add(make_split_k_entry<PipelinePolicy<Warp64x64x16, 4, 4>, PaddedLayout, Grouped>(10));
+  r.add(make_split_k_entry<PipelinePolicy<Warp64x128x16, 4, 3>, PaddedLayout, Grouped>(9));
 }
 
 }  // namespace tilekit::cuda
