@@ -453,39 +453,6 @@ TEST(CudaGemm, SkinnyIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("11_skinny", DType::kF32, 1, 4096, 4096), 0);
 }
 
-// Step 13 cuts only the last round's tiles into k-ranges. The shape below gives every step-13
-// policy more tiles than one round and a last round at most half full on this GPU (128×256
-// tiles: SMs + 8; 128×128, two a SM: twice that; 64×128, three a SM: SMs + 32 past a round), so
-// whole-k tiles and sliced ones share the grid: correct in every layout the cases vary (op,
-// beta, padded ld, C off 16 bytes), the same bits on every run, and a workspace asked for.
-TEST(CudaGemm, TailSplitIsCorrectAndBitIdentical) {
-  TILEKIT_REQUIRE_GPU_OR_SKIP();
-  DeviceInfo d;
-  ASSERT_TRUE(query_device(0, &d).is_ok());
-  const int64_t m = 128 * (d.sm_count + 8) - 3, n = 251, k = 259;
-  int tested = 0;
-  for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
-    if (kernel.info.id.find("13_tail_split") == std::string::npos) continue;
-    ++tested;
-    GemmProblem p;
-    p.m = m, p.n = n, p.k = k;
-    p.lda = p.min_lda(), p.ldb = p.min_ldb(), p.ldc = p.min_ldc();
-    EXPECT_GT(kernel.workspace_bytes(p, &d), 0u) << kernel.info.id << ": no tail split planned";
-    for (const auto& [op_b, beta, ld_pad, misalign] :
-         {std::tuple<Op, float, int64_t, int64_t>{Op::kN, 0.0f, 0, 0}, {Op::kT, -0.5f, 3, 1}}) {
-      GemmCase c;
-      c.m = m, c.n = n, c.k = k;
-      c.op_b = op_b, c.beta = beta, c.ld_pad = ld_pad, c.misalign = misalign;
-      c.seed = test_seed();
-      const CaseResult r = run_gemm_case(c, Context::cuda(0), &kernel);
-      EXPECT_TRUE(!r.skipped && r.status.is_ok() && r.check.passed && r.guard_violations == 0)
-          << kernel.info.id << " " << c.describe() << ": " << r.message();
-    }
-  }
-  EXPECT_EQ(tested, 3) << "step 13 registers three policies";
-  EXPECT_EQ(expect_bit_identical_runs("13_tail_split", DType::kF32, m, n, k), 3);
-}
-
 // Kernels that take GemmProblem::split_k at run time (the tuner sets it): any count gives a
 // correct result (one, odd, more slices than k-tiles, more than the cap).
 TEST(CudaGemm, RunTimeSplitKIsCorrectForAnyCount) {

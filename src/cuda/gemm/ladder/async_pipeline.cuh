@@ -151,39 +151,7 @@ struct PipelineArgs {
   int tiles_m, tiles_n;  // C tiles; the grid's x is their product
   int k_slice;           // k per blockIdx.z (a multiple of kBk; g.k without split-K)
   float* partials;       // split-K: slice z writes its raw sums to partials + z·m·n; else null
-  // Step 13 (kernels instantiated with kTailSplit): the tiles from split_from on, in launch
-  // order, are cut into tail_slices k-ranges of k_slice each, so grid.x = split_from +
-  // (tiles − split_from)·tail_slices. Block split_from + j writes its raw sums to box j of
-  // tail_boxes (kBm × kBn floats, row-major): slice j % tail_slices of tile split_from +
-  // j / tail_slices. The tiles before split_from take the whole k and store to C.
-  float* tail_boxes = nullptr;
-  int split_from = 0, tail_slices = 1;
 };
-
-// What one block computes: a tile, a k-range of it, and where its sums go (a box of the tail,
-// or null for C or step 10's plane of slice blockIdx.z).
-struct BlockWork {
-  int tile, k_begin, k_end;
-  float* box;
-};
-
-template <typename P, bool kTailSplit>
-__device__ __forceinline__ BlockWork block_work(const PipelineArgs& args) {
-  const int k_begin = blockIdx.z * args.k_slice;
-  BlockWork w{static_cast<int>(blockIdx.x), k_begin, min(args.g.k, k_begin + args.k_slice), nullptr};
-  if constexpr (kTailSplit) {
-    if (w.tile >= args.split_from) {
-      const int j = w.tile - args.split_from, slice = j % args.tail_slices;
-      w.tile = args.split_from + j / args.tail_slices;
-      w.k_begin = slice * args.k_slice;
-      w.k_end = min(args.g.k, w.k_begin + args.k_slice);
-      w.box = args.tail_boxes + static_cast<size_t>(j) * (P::kBm * P::kBn);
-    } else {
-      w.k_begin = 0, w.k_end = args.g.k;
-    }
-  }
-  return w;
-}
 
 template <typename P, typename Layout>
 constexpr size_t pipeline_smem_bytes() {
@@ -191,8 +159,7 @@ constexpr size_t pipeline_smem_bytes() {
          (Layout::template stride<P::kBm>() + Layout::template stride<P::kBn>());
 }
 
-template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB,
-          bool kTailSplit = false>
+template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     pipelined_gemm_kernel(PipelineArgs args) {
   using TileA = OperandTile<P::kBm, P::kBk, P::kThreads, kTransA>;   // Aᵀ in memory: k rows
@@ -205,13 +172,13 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
 
   // Split-K: the sum of the slices may be scheduled from now on (it waits for this grid before
   // reading the planes), so its launch overlaps this grid's last blocks.
-  if (kTailSplit || args.partials != nullptr) allow_dependent_launch();
+  if (args.partials != nullptr) allow_dependent_launch();
   const RowMajorGemm& g = args.g;
   const int tid = threadIdx.x;
-  const BlockWork work = block_work<P, kTailSplit>(args);
-  const TileCoord tile = Raster::tile(work.tile, args.tiles_m, args.tiles_n);
+  const TileCoord tile = Raster::tile(blockIdx.x, args.tiles_m, args.tiles_n);
   const int row0 = tile.m * P::kBm, col0 = tile.n * P::kBn;
-  const int k_begin = work.k_begin, k_end = work.k_end;
+  const int k_begin = blockIdx.z * args.k_slice;
+  const int k_end = min(g.k, k_begin + args.k_slice);
   const int k_tiles = (k_end - k_begin + P::kBk - 1) / P::kBk;
   OperandPipe<TileA, Layout, typename P::Loads> pipe_a(args.flags.vec_a, g.m);
   OperandPipe<TileB, Layout, typename P::Loads> pipe_b(args.flags.vec_b, g.n);
@@ -254,12 +221,6 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   }
   cp_async_wait<0>();  // nothing may still be writing shared memory when the block exits
 
-  if (kTailSplit && work.box != nullptr) {  // the box holds the tile's valid rows and columns
-    const CTarget box{work.box, P::kBn, min(P::kBm, g.m - row0), min(P::kBn, g.n - col0),
-                      1.0f, 0.0f, true};
-    store_c_tile<P>(box, 0, 0, t, acc);
-    return;
-  }
   const CTarget out =
       args.partials == nullptr
           ? CTarget{g.c, g.ldc, g.m, g.n, g.alpha, g.beta, args.flags.vec_c}
@@ -271,36 +232,33 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
 using PipelinedKernelFn = void (*)(PipelineArgs);
 
 // The instantiation of one (policy, layout, raster) for the runtime ops.
-template <typename P, typename Layout, typename Raster, bool kTailSplit = false>
+template <typename P, typename Layout, typename Raster>
 PipelinedKernelFn pipelined_kernel(bool trans_a, bool trans_b) {
-  if (!trans_a && !trans_b) return pipelined_gemm_kernel<P, Layout, Raster, false, false, kTailSplit>;
-  if (!trans_a && trans_b) return pipelined_gemm_kernel<P, Layout, Raster, false, true, kTailSplit>;
-  if (trans_a && !trans_b) return pipelined_gemm_kernel<P, Layout, Raster, true, false, kTailSplit>;
-  return pipelined_gemm_kernel<P, Layout, Raster, true, true, kTailSplit>;
+  if (!trans_a && !trans_b) return pipelined_gemm_kernel<P, Layout, Raster, false, false>;
+  if (!trans_a && trans_b) return pipelined_gemm_kernel<P, Layout, Raster, false, true>;
+  if (trans_a && !trans_b) return pipelined_gemm_kernel<P, Layout, Raster, true, false>;
+  return pipelined_gemm_kernel<P, Layout, Raster, true, true>;
 }
 
 // Above 48 KB a kernel's dynamic shared memory must be opted into, per function and device
 // (the kernels' `initialize`, outside the timed launch).
-template <typename P, typename Layout, typename Raster, bool kTailSplit = false>
+template <typename P, typename Layout, typename Raster>
 Status opt_into_pipeline_smem() {
   constexpr size_t bytes = pipeline_smem_bytes<P, Layout>();
   if constexpr (bytes > 48 * 1024) {
     for (int ops = 0; ops < 4; ++ops)
-      TILEKIT_CUDA_TRY(
-          cudaFuncSetAttribute(pipelined_kernel<P, Layout, Raster, kTailSplit>(ops & 1, ops & 2),
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+      TILEKIT_CUDA_TRY(cudaFuncSetAttribute(pipelined_kernel<P, Layout, Raster>(ops & 1, ops & 2),
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(bytes)));
   }
   return Status::ok();
 }
 
-// Launches one slice per z of `args` (args.k_slice, args.partials set by the caller); with
-// kTailSplit, one block per tile before args.split_from and tail_slices per tile from there.
-template <typename P, typename Layout, typename Raster, bool kTailSplit = false>
+// Launches one slice per z of `args` (args.k_slice, args.partials set by the caller).
+template <typename P, typename Layout, typename Raster>
 Status launch_pipelined(PipelineArgs args, int slices, cudaStream_t stream) {
-  const int tiles = args.tiles_m * args.tiles_n;
-  const int blocks = kTailSplit ? args.split_from + (tiles - args.split_from) * args.tail_slices : tiles;
-  const dim3 grid(static_cast<unsigned>(blocks), 1, static_cast<unsigned>(slices));
-  pipelined_kernel<P, Layout, Raster, kTailSplit>(args.g.trans_a, args.g.trans_b)
+  const dim3 grid(static_cast<unsigned>(args.tiles_m * args.tiles_n), 1, static_cast<unsigned>(slices));
+  pipelined_kernel<P, Layout, Raster>(args.g.trans_a, args.g.trans_b)
       <<<grid, P::kThreads, pipeline_smem_bytes<P, Layout>(), stream>>>(args);
   TILEKIT_CUDA_CHECK_LAUNCH("pipelined_gemm_kernel");
   return Status::ok();
