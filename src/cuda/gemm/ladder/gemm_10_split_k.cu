@@ -10,7 +10,7 @@
 //           overlaps the GEMM grid's last blocks instead of following them.
 //           slices = min(resident blocks / tiles, k / 64), 1 when the tiles already fill one
 //           wave, unless the problem names a count (GemmProblem::split_k: the autotuner measures
-//           2, 4, … 128 and keeps the fastest per shape, docs/tuning.md); with one slice it is
+//           2, 4, … 64 and keeps the fastest per shape, docs/tuning.md); with one slice it is
 //           step 09 exactly (no workspace, no second kernel).
 // Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets); a
 //           workspace of slices·m·n floats (workspace_bytes).
@@ -19,10 +19,11 @@
 //           (H200): 64×4096×4096 3.9 → 31.2 TFLOP/s (0.85× cuBLAS); n = 512 2.5 → 11.1 with the
 //           128×256 tile; with the tuner's choice 1.20× / 0.985× / 1.02× cuBLAS at n = 256 /
 //           512 / 1024 (1.03× / 0.90× / 0.97× before the dependent launch and float4 sum).
-//           The 64×128×16 tile (t8x8, 3 blocks a SM; H100, same runs): 64×4096×4096 0.92×
-//           cuBLAS at 8 slices (64×64: 0.86×); with one slice, where its tiles fill the GPU,
-//           it is the fastest own FP32 kernel at 4097 (0.90×), 8193 (0.89×), 3456×4096×4096
-//           (0.84×) and 8192×8192×256 (0.995×): small tiles, three a SM, leave no idle round.
+//           Tiles 16 deep in k (H100, same runs; docs/ladder.md): 128×128×16 (two a SM) is
+//           the fastest own FP32 kernel at 4096 and 8192 (0.87×, 0.88×; step 12 at 128×256:
+//           0.87×), 3456×4096×4096 (0.86×), 8192×8192×256 (1.03×) and, tuned, 1024 (1.03×)
+//           and 256×8192×8192 (0.94×); 64×128×16 (three a SM) at 4097 (0.89×) and, 8 slices,
+//           64×4096×4096 (0.93×; 64×64: 0.86×); 128×256×16 at 4096 NT (0.87×).
 #include <algorithm>
 #include <cstdint>
 
@@ -106,6 +107,8 @@ using Warp128x256x8 = WarpTilePolicy<128, 256, 8, 2, 4, 8, 8, 16>;
 using Warp128x128x8 = WarpTilePolicy<128, 128, 8, 2, 4, 8, 8, 8>;
 using Warp64x64x16 = WarpTilePolicy<64, 64, 16, 2, 2, 4, 8, 4>;
 using Warp64x128x16 = WarpTilePolicy<64, 128, 16, 2, 2, 4, 8, 8>;
+using Warp128x128x16 = WarpTilePolicy<128, 128, 16, 2, 4, 8, 8, 8>;
+using Warp128x256x16 = WarpTilePolicy<128, 256, 16, 2, 4, 8, 8, 16>;
 
 }  // namespace
 
@@ -188,11 +191,16 @@ Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, int 
 // gemm.cuda.10_split_k.f32.<tile>_w<warps>_t<thread tile>_s<stages>_splitk
 void register_gemm_10_split_k(Registry& r) {
   using Grouped = GroupedRaster<8>;
-  r.add(make_split_k_entry<PipelinePolicy<Warp128x256x8, 2, 1>, PaddedLayout, Grouped>(18));
-  r.add(make_split_k_entry<PipelinePolicy<Warp128x128x8, 3, 2>, PaddedLayout, Grouped>(17));
+  // 16-deep k-tiles: half the barriers and stage switches per FFMA of the 8-deep ones. The
+  // 128×128×16 tile (two blocks a SM) leads at most measured shapes, split or not, so `auto`
+  // takes it first where nothing was tuned; the others where the tuner measures them faster
+  // (docs/ladder.md, "Step 10's tiles").
+  r.add(make_split_k_entry<PipelinePolicy<Warp128x128x16, 3, 2>, PaddedLayout, Grouped>(18));
+  r.add(make_split_k_entry<PipelinePolicy<Warp128x256x8, 2, 1>, PaddedLayout, Grouped>(17));
+  r.add(make_split_k_entry<PipelinePolicy<Warp128x128x8, 3, 2>, PaddedLayout, Grouped>(16));
   r.add(make_split_k_entry<PipelinePolicy<Warp64x64x16, 4, 4>, PaddedLayout, Grouped>(10));
-  // Ranked last: static ranks keep their choices; the tuner measures it (docs/ladder.md).
-  r.add(make_split_k_entry<PipelinePolicy<Warp64x128x16, 4, 3>, PaddedLayout, Grouped>(9));
+  r.add(make_split_k_entry<PipelinePolicy<Warp64x128x16, 3, 3>, PaddedLayout, Grouped>(9));
+  r.add(make_split_k_entry<PipelinePolicy<Warp128x256x16, 2, 1>, PaddedLayout, Grouped>(8));
 }
 
 }  // namespace tilekit::cuda
