@@ -135,15 +135,12 @@ struct JobResult {
 };
 
 // Run-time k splits measured for kernels that take one (TileDesc::split_k < 0): powers of two
-// up to 64 (step 10's most: 128 ran as 64 again) with slices of at least 16 k, and only where C
-// has fewer than 2^24 elements — above that the C tiles alone fill the H200 several times over
-// and a split only adds a reduction. (Three times the powers were measured too: 12 slices won
-// once, by 1%, at 256³; the kernel's own count, also measured, covers the counts that fill its
-// resident blocks.)
+// up to 128 with slices of at least 16 k, and only where C has fewer than 2^24 elements — above
+// that the C tiles alone fill the H200 several times over and a split only adds a reduction.
 std::vector<int> split_k_choices(const bench::GemmShape& s) {
   std::vector<int> out;
   if (s.m * s.n >= (int64_t{1} << 24)) return out;
-  for (int split = 2; split <= 64 && split * 16 <= s.k; split *= 2) out.push_back(split);
+  for (int split = 2; split <= 128 && split * 16 <= s.k; split *= 2) out.push_back(split);
   return out;
 }
 

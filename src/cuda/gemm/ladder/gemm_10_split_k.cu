@@ -10,7 +10,7 @@
 //           overlaps the GEMM grid's last blocks instead of following them.
 //           slices = min(resident blocks / tiles, k / 64), 1 when the tiles already fill one
 //           wave, unless the problem names a count (GemmProblem::split_k: the autotuner measures
-//           2, 4, … 64 and keeps the fastest per shape, docs/tuning.md); with one slice it is
+//           2, 4, … 128 and keeps the fastest per shape, docs/tuning.md); with one slice it is
 //           step 09 exactly (no workspace, no second kernel).
 // Requires: float32; sm_80+; any m, n, k >= 0; any layout, op and ld (32-bit offsets); a
 //           workspace of slices·m·n floats (workspace_bytes).
