@@ -19,11 +19,12 @@
 //           (H200): 64×4096×4096 3.9 → 31.2 TFLOP/s (0.85× cuBLAS); n = 512 2.5 → 11.1 with the
 //           128×256 tile; with the tuner's choice 1.20× / 0.985× / 1.02× cuBLAS at n = 256 /
 //           512 / 1024 (1.03× / 0.90× / 0.97× before the dependent launch and float4 sum).
-//           Tiles 16 deep in k (H100, same runs; docs/ladder.md): 128×128×16 (two a SM) is
-//           the fastest own FP32 kernel at 4096 and 8192 (0.87×, 0.88×; step 12 at 128×256:
-//           0.87×), 3456×4096×4096 (0.86×), 8192×8192×256 (1.03×) and, tuned, 1024 (1.03×)
-//           and 256×8192×8192 (0.94×); 64×128×16 (three a SM) at 4097 (0.89×) and, 8 slices,
-//           64×4096×4096 (0.93×; 64×64: 0.86×); 128×256×16 at 4096 NT (0.87×).
+//           Tiles 16 deep in k (H100, same-run ratios; docs/ladder.md): 128×128×16 (two a SM)
+//           is the fastest own FP32 kernel at 4096 and 8192 (0.86–0.88×; step 12 at 128×256:
+//           0.86–0.87×), 3456×4096×4096 (0.86×), 8192×8192×256 (1.03×), 16384×16384×128
+//           (1.08×) and, tuned, 1024 (1.03×) and 256×8192×8192 (0.93×); 64×128×16 (three a
+//           SM) at 4097 (0.89×) and, 8 slices, 64×4096×4096 (0.94×; 64×64: 0.87×);
+//           128×256×16 at 4096 NT (0.87×).
 #include <algorithm>
 #include <cstdint>
 
