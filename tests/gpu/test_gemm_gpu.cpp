@@ -337,6 +337,30 @@ TEST(CudaGemm, OperandsPast32BitOffsetsRunInPieces) {
 // (random inputs stored as `type`) and expects the same bits each time; returns how many ran.
 // `compute`: the mode asked for (FP32 inputs: kF32 unless given; 16-bit inputs: their tensor-core
 // mode).
+// A and B of `p` (its shape, lds and input types): uniform random values from `seed` and
+// `seed` + 1, stored as the types, on the GPU; p.a and p.b point at them.
+struct DeviceOperands {
+  DeviceBuffer<unsigned char> a, b;
+};
+void upload_random_operands(GemmProblem& p, uint64_t seed, DeviceOperands& out) {
+  const struct {
+    DeviceBuffer<unsigned char>& buffer;
+    int64_t span;
+    DType type;
+    const char* name;
+  } operands[] = {{out.a, p.a_span(), p.types.a, "A"}, {out.b, p.b_span(), p.types.b, "B"}};
+  for (const auto& o : operands) {
+    std::vector<float> values(static_cast<size_t>(o.span));
+    fill_uniform(values.data(), values.size(), seed++);
+    std::vector<unsigned char> stored(values.size() * dtype_size(o.type));
+    encode_from_f32(values.data(), values.size(), o.type, stored.data());
+    EXPECT_TRUE(o.buffer.allocate(stored.size(), o.name).is_ok());
+    EXPECT_TRUE(o.buffer.upload(stored.data(), stored.size()).is_ok());
+  }
+  p.a = out.a.get();
+  p.b = out.b.get();
+}
+
 int expect_bit_identical_runs(const std::string& id_part, DType type, int64_t m, int64_t n, int64_t k,
                               std::optional<Compute> compute = std::nullopt) {
   GemmProblem p;
@@ -348,22 +372,10 @@ int expect_bit_identical_runs(const std::string& id_part, DType type, int64_t m,
   p.lda = p.min_lda();
   p.ldb = p.min_ldb();
   p.ldc = p.min_ldc();
-  const size_t elem = dtype_size(type);
-  std::vector<float> a(static_cast<size_t>(p.a_span())), b(static_cast<size_t>(p.b_span()));
-  fill_uniform(a.data(), a.size(), 11);
-  fill_uniform(b.data(), b.size(), 12);
-  std::vector<unsigned char> a_stored(a.size() * elem), b_stored(b.size() * elem);
-  encode_from_f32(a.data(), a.size(), type, a_stored.data());
-  encode_from_f32(b.data(), b.size(), type, b_stored.data());
-  DeviceBuffer<unsigned char> da, db;
+  DeviceOperands operands;
+  upload_random_operands(p, 11, operands);
   DeviceBuffer<float> dc;
-  EXPECT_TRUE(da.allocate(a_stored.size(), "A").is_ok());
-  EXPECT_TRUE(db.allocate(b_stored.size(), "B").is_ok());
   EXPECT_TRUE(dc.allocate(static_cast<size_t>(p.c_span()), "C").is_ok());
-  EXPECT_TRUE(da.upload(a_stored.data(), a_stored.size()).is_ok());
-  EXPECT_TRUE(db.upload(b_stored.data(), b_stored.size()).is_ok());
-  p.a = da.get();
-  p.b = db.get();
   p.c = dc.get();
   int tested = 0;
   for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
@@ -408,20 +420,13 @@ TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
   p.lda = p.min_lda();
   p.ldb = p.min_ldb();
   p.ldc = p.min_ldc();
+  DeviceOperands operands;
+  upload_random_operands(p, 21, operands);
   const size_t c_count = static_cast<size_t>(p.c_span());
-  std::vector<float> a(static_cast<size_t>(p.a_span())), b(static_cast<size_t>(p.b_span())),
-      c0(c_count);
-  fill_uniform(a.data(), a.size(), 21);
-  fill_uniform(b.data(), b.size(), 22);
+  std::vector<float> c0(c_count);
   fill_uniform(c0.data(), c0.size(), 23);
-  DeviceBuffer<float> da, db, dc;
-  ASSERT_TRUE(da.allocate(a.size(), "A").is_ok());
-  ASSERT_TRUE(db.allocate(b.size(), "B").is_ok());
+  DeviceBuffer<float> dc;
   ASSERT_TRUE(dc.allocate(c_count + 1, "C").is_ok());
-  ASSERT_TRUE(da.upload(a.data(), a.size()).is_ok());
-  ASSERT_TRUE(db.upload(b.data(), b.size()).is_ok());
-  p.a = da.get();
-  p.b = db.get();
   int tested = 0;
   for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
     if (kernel.info.id.find("10_split_k") == std::string::npos || kernel.info.types != p.types)

@@ -9,11 +9,10 @@
 
 #include <cuda_runtime.h>
 
-#include <array>
-#include <atomic>
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/per_device_cache.hpp"
 
 namespace tilekit::cuda {
 
@@ -39,17 +38,15 @@ __device__ __forceinline__ void wait_for_previous_grid() {
 // per kernel and device (the launch is timed).
 template <auto kKernel>
 Status kernel_waits_for_previous_grid(int device, bool* waits) {
-  static std::array<std::atomic<int>, 64> known{};  // per device: 0 not asked, 1 no, 2 yes
-  const bool cacheable = device >= 0 && device < static_cast<int>(known.size());
-  const int cached = cacheable ? known[device].load(std::memory_order_relaxed) : 0;
-  if (cached != 0) {
-    *waits = cached == 2;
+  static PerDeviceCache ptx_version;
+  int version = 0;
+  TILEKIT_RETURN_IF_ERROR(ptx_version.get(device, &version, [](int* out) {
+    cudaFuncAttributes attributes{};
+    TILEKIT_CUDA_TRY(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kKernel)));
+    *out = attributes.ptxVersion;
     return Status::ok();
-  }
-  cudaFuncAttributes attributes{};
-  TILEKIT_CUDA_TRY(cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(kKernel)));
-  *waits = attributes.ptxVersion >= 90;
-  if (cacheable) known[device].store(*waits ? 2 : 1, std::memory_order_relaxed);
+  }));
+  *waits = version >= 90;
   return Status::ok();
 }
 

@@ -25,12 +25,12 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
-#include <atomic>
 #include <string>
 #include <type_traits>
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/kernel_entry.hpp"
+#include "cuda/common/per_device_cache.hpp"
 #include "cuda/gemm/detail/tile_order.cuh"
 #include "cuda/gemm/sm90/hopper_ptx.cuh"
 #include "cuda/gemm/sm90/tma_operands.hpp"
@@ -1262,18 +1262,14 @@ cudaLaunchConfig_t cluster_launch(int blocks, cudaStream_t stream, cudaLaunchAtt
 // walk assumes them all resident, as step 02's does its blocks). Asked once per device.
 template <typename P, typename Schedule>
 Status resident_clusters(int device, int* out) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> known[kMaxDevices];  // static: zero, "not asked yet"
-  if (device >= 0 && device < kMaxDevices && known[device].load() > 0) {
-    *out = known[device].load();
+  static PerDeviceCache cache;
+  return cache.get(device, out, [](int* clusters) {
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t config = cluster_launch<P, Schedule>(Schedule::kClusterM, nullptr, &cluster);
+    TILEKIT_CUDA_TRY(cudaOccupancyMaxActiveClusters(clusters, wgmma_kernel<P, Schedule>(false, false), &config));
+    if (*clusters < 1) return Status(StatusCode::kNotSupported, "no cluster of this kernel fits the device");
     return Status::ok();
-  }
-  cudaLaunchAttribute cluster;
-  const cudaLaunchConfig_t config = cluster_launch<P, Schedule>(Schedule::kClusterM, nullptr, &cluster);
-  TILEKIT_CUDA_TRY(cudaOccupancyMaxActiveClusters(out, wgmma_kernel<P, Schedule>(false, false), &config));
-  if (*out < 1) return Status(StatusCode::kNotSupported, "no cluster of this kernel fits the device");
-  if (device >= 0 && device < kMaxDevices) known[device].store(*out);
-  return Status::ok();
+  });
 }
 
 // The launch, with its cluster shape when the step uses clusters. Tried and not kept:
