@@ -87,6 +87,11 @@ struct TuneCache {
   // Adds or replaces the entry of e's bucket and measured shape (so that several shapes of one
   // power-of-two bucket can be kept).
   void put(const TuneEntry& e);
+  // For a run over some kernels only (`tilekit tune --kernels`): e's candidates join the entry
+  // of its bucket and shape, replacing the ones measured again (same kernel and split) and
+  // keeping the others; the fastest fully measured candidate is the entry's choice. Without
+  // such an entry, as put.
+  void add_candidates(const TuneEntry& e);
 };
 
 // Where the caches live: $TILEKIT_CACHE_DIR, else $XDG_CACHE_HOME/tilekit, else
@@ -106,7 +111,10 @@ Status load_tune_cache(const std::string& path, const TuneDeviceKey& expect, Tun
 Status write_tune_cache(const std::string& path, const TuneCache& cache);
 // Read-modify-write under an exclusive lock on `path`.lock: the current file's entries (when it
 // is valid for cache.key), then `add` on top. Concurrent writers lose nothing.
-Status merge_tune_cache(const std::string& path, const TuneCache& add);
+// With kAddCandidates, `add`'s entries go in by TuneCache::add_candidates instead of put.
+enum class TuneMerge { kReplaceEntries, kAddCandidates };
+Status merge_tune_cache(const std::string& path, const TuneCache& add,
+                        TuneMerge how = TuneMerge::kReplaceEntries);
 
 // ---- the selector's view ----
 

@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -303,6 +304,34 @@ void TuneCache::put(const TuneEntry& e) {
   entries.push_back(e);
 }
 
+void TuneCache::add_candidates(const TuneEntry& e) {
+  auto same_shape = [&](const TuneEntry& old) {
+    return old.bucket == e.bucket && old.m == e.m && old.n == e.n && old.k == e.k;
+  };
+  const auto old = std::find_if(entries.begin(), entries.end(), same_shape);
+  if (old == entries.end()) {
+    entries.push_back(e);
+    return;
+  }
+  std::vector<TuneCandidate> all = e.candidates;
+  for (const TuneCandidate& c : old->candidates) {
+    const bool measured_again = std::any_of(all.begin(), all.end(), [&](const TuneCandidate& n) {
+      return n.kernel == c.kernel && n.split_k == c.split_k;
+    });
+    if (!measured_again) all.push_back(c);
+  }
+  // Fully measured ones first, fastest first, as the tuner writes them; then the screened ones.
+  std::stable_sort(all.begin(), all.end(), [](const TuneCandidate& x, const TuneCandidate& y) {
+    return x.screened != y.screened ? !x.screened : x.time_s < y.time_s;
+  });
+  old->candidates = std::move(all);
+  if (!old->candidates.empty() && !old->candidates.front().screened) {
+    old->kernel = old->candidates.front().kernel;
+    old->split_k = old->candidates.front().split_k;
+    old->time_s = old->candidates.front().time_s;
+  }
+}
+
 Status tune_cache_dir(std::string* out) {
   auto env = [](const char* name) {
     const char* v = std::getenv(name);
@@ -380,7 +409,7 @@ Status write_tune_cache(const std::string& path, const TuneCache& cache) {
   return Status::ok();
 }
 
-Status merge_tune_cache(const std::string& path, const TuneCache& add) {
+Status merge_tune_cache(const std::string& path, const TuneCache& add, TuneMerge how) {
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   std::error_code ec;
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
@@ -392,7 +421,12 @@ Status merge_tune_cache(const std::string& path, const TuneCache& add) {
   // A corrupt, foreign or stale file is replaced: its entries are not ours to keep.
   if (!load_tune_cache(path, add.key, &merged, &found)) merged = TuneCache{};
   merged.key = add.key;
-  for (const auto& e : add.entries) merged.put(e);
+  for (const auto& e : add.entries) {
+    if (how == TuneMerge::kAddCandidates)
+      merged.add_candidates(e);
+    else
+      merged.put(e);
+  }
   return write_tune_cache(path, merged);
 }
 

@@ -342,11 +342,35 @@ class Cli(unittest.TestCase):
         with open(path) as f:
             self.assertEqual(len(json.load(f)["entries"]), 1)
 
+    def test_tune_kernels_measures_only_those_and_keeps_the_other_shapes(self):
+        env = self.tune_env()
+        r = run("tune", "--backend", "cpu", "--sizes", "32,40", "--budget", "30", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        [path] = self.cache_files()
+        with open(path) as f:
+            before = {e["m"]: e for e in json.load(f)["entries"]}
+        r = run("tune", "--backend", "cpu", "--sizes", "32", "--kernels", "gemm.cpu.blocked*",
+                "--budget", "30", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stderr, r"\[1/1\] NN 32 f32: gemm\.cpu\.blocked\.f32\S* [0-9.e-]+ ms")
+        with open(path) as f:
+            after = {e["m"]: e for e in json.load(f)["entries"]}
+        self.assertEqual(after[40], before[40])  # not measured: as it was
+        ids = [c["kernel"] for c in after[32]["candidates"]]
+        self.assertEqual(len(ids), len(set(ids)), ids)  # measured again: replaced, not added
+        self.assertTrue(all(i.startswith("gemm.cpu.blocked") for i in ids), ids)
+
     def test_tune_usage_errors(self):
         env = self.tune_env()
         self.assert_usage_error(run("tune", "--backend", "cpu", "--ops", "NX", env=env), "--ops")
         self.assert_usage_error(run("tune", "--backend", "cpu", "--dtype", "fp8", env=env), "--dtype")
         self.assert_usage_error(run("tune", "--backend", "cpu", "--budget", "0", env=env), "--budget")
+        self.assert_usage_error(run("tune", "--backend", "cpu", "--kernels", "gemm.cpu.nothing*", env=env),
+                                "gemm.cpu.nothing*")
+        self.assert_usage_error(run("tune", "--backend", "cpu", "--kernels", "gemm.cpu.reference*", env=env),
+                                "names no own cpu GEMM kernel")
+        self.assert_usage_error(run("tune", "--backend", "cpu", "--evaluate", "--kernels", "gemm.cpu.*",
+                                    env=env), "--kernels")
         self.assertEqual(self.cache_files(), [])
 
     def test_tune_interrupted_keeps_what_finished(self):

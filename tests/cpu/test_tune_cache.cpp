@@ -186,6 +186,50 @@ TEST_F(TuneCacheTest, RoundTrip) {
   EXPECT_EQ(files, 1);
 }
 
+// `tilekit tune --kernels`: the kernels measured again replace their own candidates (same kernel
+// and split), the others stay, and the fastest fully measured candidate becomes the choice.
+TEST_F(TuneCacheTest, AddedCandidatesJoinTheEntryOfTheirShape) {
+  Buffers x(512, 256, 1000);
+  TuneCache c;
+  c.key = key_;
+  TuneEntry old = entry_for(x.p, kOpenblas, 0.013);
+  old.candidates = {{kOpenblas, 0, 0.013}, {kBlocked, 4, 0.014}, {kBlocked, 0, 0.03, true}};
+  c.put(old);
+  TuneEntry fresh = entry_for(x.p, kBlocked, 0.012);
+  fresh.split_k = 4;
+  fresh.candidates = {{kBlocked, 4, 0.012}, {kBlocked, 8, 0.05, true}};
+  TuneEntry other = entry_for(Buffers(64, 64, 64).p, kBlocked, 0.001);
+  other.candidates = {{kBlocked, 0, 0.001}};
+  ASSERT_TRUE(write_tune_cache(path_, c));
+  TuneCache add;
+  add.key = key_;
+  add.entries = {fresh, other};
+  ASSERT_TRUE(merge_tune_cache(path_, add, TuneMerge::kAddCandidates));
+  TuneCache back;
+  bool found = false;
+  ASSERT_TRUE(load_tune_cache(path_, key_, &back, &found));
+  ASSERT_EQ(back.entries.size(), 2u);  // the new shape is added as put adds it
+  const TuneEntry& e = back.entries[0];
+  EXPECT_EQ(e.kernel, kBlocked);
+  EXPECT_EQ(e.split_k, 4);
+  EXPECT_DOUBLE_EQ(e.time_s, 0.012);
+  ASSERT_EQ(e.candidates.size(), 4u);
+  const std::vector<std::tuple<std::string, int, double, bool>> expected = {
+      {kBlocked, 4, 0.012, false}, {kOpenblas, 0, 0.013, false},  // measured, fastest first
+      {kBlocked, 0, 0.03, true}, {kBlocked, 8, 0.05, true}};      // then the screened ones
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_EQ(std::make_tuple(e.candidates[i].kernel, e.candidates[i].split_k,
+                              e.candidates[i].time_s, e.candidates[i].screened),
+              expected[i])
+        << "candidate " << i;
+  EXPECT_EQ(back.entries[1].m, 64);
+  // A merge that replaces entries (a run over every kernel) drops what it did not measure.
+  add.entries = {fresh};
+  ASSERT_TRUE(merge_tune_cache(path_, add));
+  ASSERT_TRUE(load_tune_cache(path_, key_, &back, &found));
+  EXPECT_EQ(back.entries[0].candidates.size(), 2u);
+}
+
 TEST_F(TuneCacheTest, MissingFileIsNotAnError) {
   TuneCache c;
   bool found = true;

@@ -32,6 +32,7 @@ struct TuneOptions {
   bool show = false;
   bool evaluate = false;
   std::string json;  // --evaluate: also write the rows here
+  std::string kernels;  // globs: measure only these own kernels (empty: every own kernel)
   uint64_t seed = 20261122;
   BackendOptions backend;
 };
@@ -92,13 +93,38 @@ Status parse_types(const TuneOptions& o, std::vector<GemmTypes>* out) {
   return Status::ok();
 }
 
-// tilekit's own kernels on the backend implementing `t`, as an exact-id list for the harness.
-std::vector<const GemmKernel*> own_kernels(Backend backend, const GemmTypes& t) {
+// tilekit's own kernels on the backend implementing `t`, as an exact-id list for the harness;
+// with `globs` (comma-separated), only those matching one of them.
+std::vector<const GemmKernel*> own_kernels(Backend backend, const GemmTypes& t,
+                                           const std::string& globs = "") {
+  std::vector<std::string> patterns;
+  if (!globs.empty() && !split_list(globs, "--kernels", &patterns)) return {};
   std::vector<const GemmKernel*> out;
-  for (const auto& k : Registry::instance().gemm_kernels())
-    if (k.info.backend == backend && k.info.role == KernelRole::kOwn && k.info.types == t)
-      out.push_back(&k);
+  for (const auto& k : Registry::instance().gemm_kernels()) {
+    if (k.info.backend != backend || k.info.role != KernelRole::kOwn || k.info.types != t) continue;
+    const bool named = patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string& g) {
+      return glob_match(g, k.info.id);
+    });
+    if (named) out.push_back(&k);
+  }
   return out;
+}
+
+// --kernels: every glob names at least one own kernel of the backend (of any of the types).
+Status check_kernel_globs(const std::string& globs, Backend backend) {
+  std::vector<std::string> patterns;
+  TILEKIT_RETURN_IF_ERROR(split_list(globs, "--kernels", &patterns));
+  for (const std::string& g : patterns) {
+    const bool names_one = std::any_of(
+        Registry::instance().gemm_kernels().begin(), Registry::instance().gemm_kernels().end(),
+        [&](const GemmKernel& k) {
+          return k.info.backend == backend && k.info.role == KernelRole::kOwn && glob_match(g, k.info.id);
+        });
+    if (!names_one)
+      return invalid_argument("--kernels: '" + g + "' names no own " + backend_name(backend) +
+                              " GEMM kernel (`tilekit list` shows them)");
+  }
+  return Status::ok();
 }
 
 // The problem the harness runs for a job (minimal leading dimensions, aligned buffers), for its
@@ -287,16 +313,21 @@ Status plan_jobs(const TuneOptions& o, Backend backend, std::vector<TuneJob>* jo
   TILEKIT_RETURN_IF_ERROR(parse_ops(o.ops, &ops));
   std::vector<GemmTypes> types;
   TILEKIT_RETURN_IF_ERROR(parse_types(o, &types));
+  if (!o.kernels.empty()) TILEKIT_RETURN_IF_ERROR(check_kernel_globs(o.kernels, backend));
   for (const auto& t : types) {
-    if (own_kernels(backend, t).empty()) {
-      std::cerr << "tilekit: note: no own " << backend_name(backend) << " kernel implements "
+    if (own_kernels(backend, t, o.kernels).empty()) {
+      std::cerr << "tilekit: note: no own " << backend_name(backend) << " kernel"
+                << (o.kernels.empty() ? "" : " that --kernels names") << " implements "
                 << describe(t) << "; left out\n";
       continue;
     }
     for (const auto& [a, b] : ops)
       for (const auto& s : shapes) jobs->push_back({t, a, b, s});
   }
-  if (jobs->empty()) return invalid_argument("tune: no own kernel implements the requested types");
+  if (jobs->empty())
+    return invalid_argument(std::string("tune: no own kernel") +
+                            (o.kernels.empty() ? "" : " that --kernels names") +
+                            " implements the requested types");
   return Status::ok();
 }
 
@@ -334,7 +365,7 @@ int run_tune(const TuneOptions& o) {
                 << jobs.size() << " shape(s) tuned\n";
       break;
     }
-    const auto candidates = own_kernels(ctx.backend, j.types);
+    const auto candidates = own_kernels(ctx.backend, j.types, o.kernels);
     // The budget left, shared over the jobs left and their candidates; 2 s at most per kernel.
     const double share = (o.budget - elapsed()) / static_cast<double>((jobs.size() - done) * candidates.size());
     JobResult r;
@@ -355,7 +386,9 @@ int run_tune(const TuneOptions& o) {
     add.key = key;
     add.entries.push_back(r.winner);
     // Written after every shape, so an interrupted run keeps what finished.
-    if (Status w = merge_tune_cache(path, add); !w) {
+    // Some kernels only: their candidates join the shape's entry, the others' stay.
+    const TuneMerge how = o.kernels.empty() ? TuneMerge::kReplaceEntries : TuneMerge::kAddCandidates;
+    if (Status w = merge_tune_cache(path, add, how); !w) {
       s = w;
       break;
     }
@@ -690,8 +723,17 @@ void add_tune_command(CLI::App& app, int* exit_code) {
                 "write nothing: time auto against every own kernel at each shape and print how "
                 "close it comes to the fastest");
   cmd->add_option("--json", o->json, "--evaluate: also write the rows as JSON");
+  cmd->add_option("--kernels", o->kernels,
+                  "globs on own kernel ids, comma-separated: measure only these; their candidates "
+                  "join each shape's cache entry, the other kernels' stay (default: every own "
+                  "kernel, and each shape's entry is replaced)")
+      ->check(non_empty());
   add_backend_options(cmd, &o->backend);
   cmd->callback([exit_code, o] {
+    if (!o->kernels.empty() && (o->show || o->evaluate)) {
+      *exit_code = fail(invalid_argument("--kernels: only for a tuning run, not with --show or --evaluate"));
+      return;
+    }
     *exit_code = o->show ? run_show(*o) : o->evaluate ? run_evaluate(*o) : run_tune(*o);
   });
 }
