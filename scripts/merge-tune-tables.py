@@ -2,6 +2,8 @@
 """merge-tune-tables.py — merge tilekit tune caches into one shipped table.
 
     scripts/merge-tune-tables.py OUT.json IN.json [IN.json ...]
+    scripts/merge-tune-tables.py --anchored OUT.json TABLE.json FRESH.json
+    scripts/merge-tune-tables.py --winners TABLE.json TYPES
 
 Reads tune cache files (schema "tilekit-tune-cache", version 2) of one device and writes their
 entries into OUT.json, which may be one of the inputs (the write is atomic). An entry is keyed
@@ -10,6 +12,19 @@ measured m, n, k; a later file's entry replaces an earlier one's. The header (bu
 the first file's. Times are kept to 4 significant digits (the tuner's medians are not more
 precise than that), and each entry is written on one line, so a retrained shape is a one-line
 diff.
+
+--anchored adds kernels to a table without retraining it: FRESH is a cache from
+`tilekit tune --kernels` over the new kernels and the anchors (`--winners` lists them) at the
+table's shapes, made in another session, whose clocks may differ by a few per cent. For each
+FRESH entry whose shape TABLE has, the candidates fully measured in both (same kernel and split)
+are its anchors. FRESH's times are scaled by the median of TABLE's time over FRESH's for the
+anchors, so they join the entry in its own session's units; they replace the candidates measured
+again, the others stay, and the fastest fully measured candidate becomes the choice (as
+TuneCache::add_candidates does). A FRESH entry without an anchor leaves its TABLE entry as it
+was and is reported; one whose shape TABLE lacks is added as it is.
+
+--winners prints the kernels that TABLE's entries of TYPES (a, or a:compute: f32, f32:tf32,
+bf16) choose, comma-separated: the anchors for a `tilekit tune --kernels` run.
 
 Used for src/core/tune_tables/nvidia-h200.json (docs/tuning.md, "Making the shipped table").
 """
@@ -33,10 +48,7 @@ def rounded(e):
     return e
 
 
-def main(argv):
-    if len(argv) < 3:
-        sys.exit(__doc__.strip().splitlines()[2].strip())
-    out_path, inputs = argv[1], argv[2:]
+def load_tables(inputs):
     tables = [json.load(open(p)) for p in inputs]
     head = tables[0]
     for path, t in zip(inputs, tables):
@@ -45,10 +57,79 @@ def main(argv):
         if t["device"]["name"] != head["device"]["name"] or \
                 t["device"]["sm_count"] != head["device"]["sm_count"]:
             sys.exit(f"{path}: another device ({t['device']['name']}) than {inputs[0]}")
+    return tables
+
+
+def choice(c):
+    return c["kernel"], c.get("split_k", 0)
+
+
+def measured(e):
+    return {choice(c): c["time_s"] for c in e.get("candidates", []) if not c.get("screened")}
+
+
+def add_anchored(old, fresh):
+    """old with fresh's candidates scaled into its units; None when no anchor joins them."""
+    table_times, fresh_times = measured(old), measured(fresh)
+    ratios = sorted(table_times[c] / fresh_times[c] for c in table_times.keys() & fresh_times.keys())
+    if not ratios:
+        return None, 0.0
+    mid = len(ratios) // 2
+    scale = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
+    added = [dict(c, time_s=c["time_s"] * scale) for c in fresh.get("candidates", [])]
+    again = {choice(c) for c in added}
+    kept = [c for c in old.get("candidates", []) if choice(c) not in again]
+    candidates = sorted(added + kept, key=lambda c: (bool(c.get("screened")), c["time_s"]))
+    out = dict(old, candidates=candidates)
+    if candidates and not candidates[0].get("screened"):
+        best = candidates[0]
+        out.update(kernel=best["kernel"], split_k=best.get("split_k", 0), time_s=best["time_s"])
+    return out, scale
+
+
+def types_match(e, spec):
+    a, _, compute = spec.partition(":")
+    return e["types"]["a"] == a and e["types"]["compute"] == (compute or a)
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "--winners":
+        [table] = load_tables([argv[2]])
+        winners = dict.fromkeys(e["kernel"] for e in table["entries"] if types_match(e, argv[3]))
+        if not winners:
+            sys.exit(f"{argv[2]}: no entry of types {argv[3]}")
+        print(",".join(winners))
+        return
+    anchored = len(argv) == 5 and argv[1] == "--anchored"
+    if len(argv) < 3 or (argv[1].startswith("--") and not anchored):
+        sys.exit("usage:\n" + "\n".join(__doc__.strip().splitlines()[2:5]))
+    out_path, inputs = (argv[2], argv[3:]) if anchored else (argv[1], argv[2:])
+    tables = load_tables(inputs)
+    head = tables[0]
     merged = {}
-    for t in tables:
-        for e in t["entries"]:
-            merged[entry_key(e)] = rounded(e)
+    for e in tables[0]["entries"]:
+        merged[entry_key(e)] = rounded(e)
+    if anchored:
+        scales, unanchored = [], []
+        for e in tables[1]["entries"]:
+            key = entry_key(e)
+            if key not in merged:
+                merged[key] = rounded(e)
+                continue
+            joined, scale = add_anchored(merged[key], e)
+            if joined is None:
+                unanchored.append(f"{e['op_a']}{e['op_b']} {e['m']}x{e['n']}x{e['k']}")
+                continue
+            merged[key] = rounded(joined)
+            scales.append(scale)
+        if scales:
+            print(f"{len(scales)} entries joined; scale (table / fresh) {min(scales):.3f} to {max(scales):.3f}")
+        if unanchored:
+            print(f"{len(unanchored)} entries without an anchor, left as they were: " + ", ".join(unanchored))
+    else:
+        for t in tables[1:]:
+            for e in t["entries"]:
+                merged[entry_key(e)] = rounded(e)
     lines = ["{"]
     for field in ("build", "device", "schema", "version"):
         lines.append(f' "{field}": {json.dumps(head[field], sort_keys=True)},')

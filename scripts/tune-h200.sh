@@ -8,7 +8,9 @@
 #        (default NN,NT,TN,TT), TRAIN_SIZES (shapes, or one set's name such as TRAIN_GRID;
 #        default: every set) and LIMIT (seconds before
 #        the tuner is interrupted, keeping what finished), carrying the cache folder along as
-#        CACHE_FROM.
+#        CACHE_FROM. KERNELS (globs, comma-separated) measures only those kernels
+#        (`tilekit tune --kernels`): new kernels and the table's choices as anchors, for
+#        `scripts/merge-tune-tables.py --anchored` (docs/tuning.md, "Adding kernels").
 #   scripts/tune-h200.sh evaluate DTYPE [BIN_DIR]   `tilekit tune --evaluate` over the EVALUATION
 #        shapes (none of them in the training set) with an empty cache folder, so kernel "auto"
 #        decides from the shipped table: auto against the fastest own kernel, same run. OPS
@@ -68,11 +70,12 @@ case "$PHASE" in
       ops=${TRAIN_OPS:-NN,NT,TN,TT}
       sizes=${TRAIN_SIZES:-$TRAIN,$TRAIN_NOT16,$TRAIN_GRID}
       [[ $sizes =~ ^TRAIN[A-Z0-9_]*$ ]] && sizes=${!sizes}  # a set by name: TRAIN_SIZES=TRAIN_GRID
-      echo "== tilekit tune --dtype $dtype --ops $ops --sizes $sizes --budget 3000"
+      echo "== tilekit tune --dtype $dtype --ops $ops --sizes $sizes --budget 3000${KERNELS:+ --kernels $KERNELS}"
       # LIMIT: seconds before an interrupt (the tuner keeps every finished shape), so that a
       # call ends inside the device tool's 10 minutes with its cache written.
       timeout -s INT "${LIMIT:-100000}" "$BIN/tilekit" tune --dtype "$dtype" --ops "$ops" \
-        --sizes "$sizes" --budget 3000 >"$LOGS/tune-$dtype.log" 2>&1 || echo "   (exit $?)"
+        --sizes "$sizes" --budget 3000 ${KERNELS:+--kernels "$KERNELS"} \
+        >"$LOGS/tune-$dtype.log" 2>&1 || echo "   (exit $?)"
       tail -2 "$LOGS/tune-$dtype.log"
     done
     "$BIN/tilekit" tune --show >"$LOGS/show.log" 2>&1
