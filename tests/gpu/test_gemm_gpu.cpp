@@ -458,36 +458,51 @@ TEST(CudaGemm, SkinnyIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("11_skinny", DType::kF32, 1, 4096, 4096), 0);
 }
 
-// Kernels that take GemmProblem::split_k at run time (the tuner sets it): any count gives a
-// correct result (one, odd, more slices than k-tiles, more than the cap).
-TEST(CudaGemm, RunTimeSplitKIsCorrectForAnyCount) {
+// The CUDA kernels that take GemmProblem::split_k at run time (the tuner sets it), one test
+// each, so that a sanitizer run can pick a few by name.
+std::vector<const GemmKernel*> run_time_split_kernels() {
+  std::vector<const GemmKernel*> out;
+  for (const GemmKernel* k : cuda_kernels())
+    if (k != nullptr && takes_run_time_split_k(k->info)) out.push_back(k);
+  if (out.empty()) out.push_back(nullptr);  // a build without CUDA kernels: one test that skips
+  return out;
+}
+
+class RunTimeSplitK : public ::testing::TestWithParam<const GemmKernel*> {};
+
+// Any count gives a correct result (one, odd, more slices than k-tiles, more than the cap).
+TEST_P(RunTimeSplitK, IsCorrectForAnyCount) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
+  const GemmKernel* kernel = GetParam();
+  if (kernel == nullptr) GTEST_SKIP() << "this build registers no CUDA kernel that takes a split";
   int tested = 0;
-  for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
-    if (kernel.info.backend != Backend::kCuda || !takes_run_time_split_k(kernel.info)) continue;
-    for (int split : {1, 2, 3, 16, 100000}) {
-      // A few rows (the skinny kernel's shape) and a tile-sized block, both with a long odd k;
-      // and rows of C not a multiple of 4 floats (step 10's sum then takes one element a
-      // thread), over several tiles with a partial one at each edge.
-      for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 300, 2001}, {64, 200, 8191},
-                             {130, 263, 999}}) {
-        GemmCase c;
-        c.m = m;
-        c.n = n;
-        c.k = k;
-        c.beta = -0.5f;
-        c.split_k = split;
-        c.seed = test_seed();
-        const CaseResult first = run_gemm_case(c, Context::cuda(0), &kernel);
-        if (first.skipped) continue;
-        ++tested;
-        EXPECT_TRUE(first.status.is_ok() && first.check.passed && first.guard_violations == 0)
-            << kernel.info.id << " " << c.describe() << ": " << first.message();
-      }
+  for (int split : {1, 2, 3, 16, 100000}) {
+    // A few rows (the skinny kernel's shape) and a tile-sized block, both with a long odd k;
+    // and rows of C not a multiple of 4 floats (step 10's sum then takes one element a
+    // thread), over several tiles with a partial one at each edge.
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 300, 2001}, {64, 200, 8191},
+                           {130, 263, 999}}) {
+      GemmCase c;
+      c.m = m;
+      c.n = n;
+      c.k = k;
+      c.beta = -0.5f;
+      c.split_k = split;
+      c.seed = test_seed();
+      const CaseResult first = run_gemm_case(c, Context::cuda(0), kernel);
+      if (first.skipped) continue;
+      ++tested;
+      EXPECT_TRUE(first.status.is_ok() && first.check.passed && first.guard_violations == 0)
+          << kernel->info.id << " " << c.describe() << ": " << first.message();
     }
   }
-  EXPECT_GT(tested, 0) << "no kernel takes a run-time split";
+  EXPECT_GT(tested, 0) << kernel->info.id << " refused every shape";
 }
+
+INSTANTIATE_TEST_SUITE_P(CudaGemm, RunTimeSplitK, ::testing::ValuesIn(run_time_split_kernels()),
+                         [](const auto& info) {
+                           return sanitize(info.param ? info.param->info.id : "none");
+                         });
 
 // Few tiles (every tile cut between several blocks) and a tail round after whole tiles.
 TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
