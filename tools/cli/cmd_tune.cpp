@@ -93,20 +93,24 @@ Status parse_types(const TuneOptions& o, std::vector<GemmTypes>* out) {
   return Status::ok();
 }
 
+// Whether `k` is one of tilekit's own kernels on `backend` that `globs` name (every one when
+// there are no globs).
+bool own_and_named(const GemmKernel& k, Backend backend, const std::vector<std::string>& globs) {
+  if (k.info.backend != backend || k.info.role != KernelRole::kOwn) return false;
+  return globs.empty() || std::any_of(globs.begin(), globs.end(), [&](const std::string& g) {
+           return glob_match(g, k.info.id);
+         });
+}
+
 // tilekit's own kernels on the backend implementing `t`, as an exact-id list for the harness;
-// with `globs` (comma-separated), only those matching one of them.
+// with `globs` (--kernels, comma-separated), only those they name.
 std::vector<const GemmKernel*> own_kernels(Backend backend, const GemmTypes& t,
                                            const std::string& globs = "") {
   std::vector<std::string> patterns;
   if (!globs.empty() && !split_list(globs, "--kernels", &patterns)) return {};
   std::vector<const GemmKernel*> out;
-  for (const auto& k : Registry::instance().gemm_kernels()) {
-    if (k.info.backend != backend || k.info.role != KernelRole::kOwn || k.info.types != t) continue;
-    const bool named = patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string& g) {
-      return glob_match(g, k.info.id);
-    });
-    if (named) out.push_back(&k);
-  }
+  for (const auto& k : Registry::instance().gemm_kernels())
+    if (k.info.types == t && own_and_named(k, backend, patterns)) out.push_back(&k);
   return out;
 }
 
@@ -114,12 +118,11 @@ std::vector<const GemmKernel*> own_kernels(Backend backend, const GemmTypes& t,
 Status check_kernel_globs(const std::string& globs, Backend backend) {
   std::vector<std::string> patterns;
   TILEKIT_RETURN_IF_ERROR(split_list(globs, "--kernels", &patterns));
+  const auto& kernels = Registry::instance().gemm_kernels();
   for (const std::string& g : patterns) {
-    const bool names_one = std::any_of(
-        Registry::instance().gemm_kernels().begin(), Registry::instance().gemm_kernels().end(),
-        [&](const GemmKernel& k) {
-          return k.info.backend == backend && k.info.role == KernelRole::kOwn && glob_match(g, k.info.id);
-        });
+    const bool names_one = std::any_of(kernels.begin(), kernels.end(), [&](const GemmKernel& k) {
+      return own_and_named(k, backend, {g});
+    });
     if (!names_one)
       return invalid_argument("--kernels: '" + g + "' names no own " + backend_name(backend) +
                               " GEMM kernel (`tilekit list` shows them)");
@@ -387,7 +390,8 @@ int run_tune(const TuneOptions& o) {
     add.entries.push_back(r.winner);
     // Written after every shape, so an interrupted run keeps what finished.
     // Some kernels only: their candidates join the shape's entry, the others' stay.
-    const TuneMerge how = o.kernels.empty() ? TuneMerge::kReplaceEntries : TuneMerge::kAddCandidates;
+    const TuneMerge how =
+        o.kernels.empty() ? TuneMerge::kReplaceEntries : TuneMerge::kAddCandidates;
     if (Status w = merge_tune_cache(path, add, how); !w) {
       s = w;
       break;
@@ -731,7 +735,8 @@ void add_tune_command(CLI::App& app, int* exit_code) {
   add_backend_options(cmd, &o->backend);
   cmd->callback([exit_code, o] {
     if (!o->kernels.empty() && (o->show || o->evaluate)) {
-      *exit_code = fail(invalid_argument("--kernels: only for a tuning run, not with --show or --evaluate"));
+      *exit_code =
+          fail(invalid_argument("--kernels: only for a tuning run, not with --show or --evaluate"));
       return;
     }
     *exit_code = o->show ? run_show(*o) : o->evaluate ? run_evaluate(*o) : run_tune(*o);
