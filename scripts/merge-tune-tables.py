@@ -17,10 +17,12 @@ diff.
 `tilekit tune --kernels` over the new kernels and the anchors (`--winners` lists them) at the
 table's shapes, made in another session, whose clocks may differ by a few per cent. For each
 FRESH entry whose shape TABLE has, the candidates fully measured in both (same kernel and split)
-are its anchors. FRESH's times are scaled by the median of TABLE's time over FRESH's for the
-anchors, so they join the entry in its own session's units; they replace the candidates measured
-again, the others stay, and the fastest fully measured candidate becomes the choice (as
-TuneCache::add_candidates does). A FRESH entry without an anchor leaves its TABLE entry as it
+are its anchors; where there are none, those fully measured in TABLE and only screened in FRESH
+(a new kernel more than the screen's margin faster). FRESH's times are scaled by the median of
+TABLE's time over FRESH's for the anchors, so they join the entry in its own session's units.
+They replace the candidates measured again (a screened time never replaces a fully measured
+one), the others stay, and the fastest fully measured candidate becomes the choice, as
+TuneCache::add_candidates does. A FRESH entry without an anchor leaves its TABLE entry as it
 was and is reported; one whose shape TABLE lacks is added as it is.
 
 --winners prints the kernels that TABLE's entries of TYPES (a, or a:compute: f32, f32:tf32,
@@ -71,12 +73,18 @@ def measured(e):
 def add_anchored(old, fresh):
     """old with fresh's candidates scaled into its units; None when no anchor joins them."""
     table_times, fresh_times = measured(old), measured(fresh)
+    if not table_times.keys() & fresh_times.keys():
+        # A new kernel more than the screen's margin faster leaves the old choices screened
+        # only in the fresh run: their one cold sample is anchor enough for a choice that clear.
+        fresh_times = {choice(c): c["time_s"] for c in fresh.get("candidates", [])}
     ratios = sorted(table_times[c] / fresh_times[c] for c in table_times.keys() & fresh_times.keys())
     if not ratios:
         return None, 0.0
     mid = len(ratios) // 2
     scale = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
-    added = [dict(c, time_s=c["time_s"] * scale) for c in fresh.get("candidates", [])]
+    # A screened time (one cold sample) does not replace a fully measured one.
+    added = [dict(c, time_s=c["time_s"] * scale) for c in fresh.get("candidates", [])
+             if not (c.get("screened") and choice(c) in table_times)]
     again = {choice(c) for c in added}
     kept = [c for c in old.get("candidates", []) if choice(c) not in again]
     candidates = sorted(added + kept, key=lambda c: (bool(c.get("screened")), c["time_s"]))

@@ -88,9 +88,9 @@ struct TuneCache {
   // power-of-two bucket can be kept).
   void put(const TuneEntry& e);
   // For a run over some kernels only (`tilekit tune --kernels`): e's candidates join the entry
-  // of its bucket and shape, replacing the ones measured again (same kernel and split) and
-  // keeping the others; the fastest fully measured candidate is the entry's choice. Without
-  // such an entry, as put.
+  // of its bucket and shape, replacing the ones measured again (same kernel and split; a
+  // screened time never replaces a fully measured one) and keeping the others; the fastest
+  // fully measured candidate is the entry's choice. Without such an entry, as put.
   void add_candidates(const TuneEntry& e);
 };
 

@@ -313,10 +313,20 @@ void TuneCache::add_candidates(const TuneEntry& e) {
     entries.push_back(e);
     return;
   }
-  std::vector<TuneCandidate> all = e.candidates;
+  auto same_choice = [](const TuneCandidate& x, const TuneCandidate& y) {
+    return x.kernel == y.kernel && x.split_k == y.split_k;
+  };
+  auto measured_before = [&](const TuneCandidate& n) {
+    return std::any_of(old->candidates.begin(), old->candidates.end(),
+                       [&](const TuneCandidate& c) { return !c.screened && same_choice(c, n); });
+  };
+  // A screened time (one cold sample) does not replace a fully measured one.
+  std::vector<TuneCandidate> all;
+  for (const TuneCandidate& n : e.candidates)
+    if (!n.screened || !measured_before(n)) all.push_back(n);
   for (const TuneCandidate& c : old->candidates) {
     const bool measured_again = std::any_of(all.begin(), all.end(), [&](const TuneCandidate& n) {
-      return n.kernel == c.kernel && n.split_k == c.split_k;
+      return same_choice(c, n);
     });
     if (!measured_again) all.push_back(c);
   }

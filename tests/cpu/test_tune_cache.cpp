@@ -187,7 +187,8 @@ TEST_F(TuneCacheTest, RoundTrip) {
 }
 
 // `tilekit tune --kernels`: the kernels measured again replace their own candidates (same kernel
-// and split), the others stay, and the fastest fully measured candidate becomes the choice.
+// and split; a screened time not a fully measured one), the others stay, and the fastest fully
+// measured candidate becomes the choice.
 TEST_F(TuneCacheTest, AddedCandidatesJoinTheEntryOfTheirShape) {
   Buffers x(512, 256, 1000);
   TuneCache c;
@@ -197,7 +198,8 @@ TEST_F(TuneCacheTest, AddedCandidatesJoinTheEntryOfTheirShape) {
   c.put(old);
   TuneEntry fresh = entry_for(x.p, kBlocked, 0.012);
   fresh.split_k = 4;
-  fresh.candidates = {{kBlocked, 4, 0.012}, {kBlocked, 8, 0.05, true}};
+  // kOpenblas only screened this time: its full measurement stays.
+  fresh.candidates = {{kBlocked, 4, 0.012}, {kBlocked, 8, 0.05, true}, {kOpenblas, 0, 0.02, true}};
   TuneEntry other = entry_for(Buffers(64, 64, 64).p, kBlocked, 0.001);
   other.candidates = {{kBlocked, 0, 0.001}};
   ASSERT_TRUE(write_tune_cache(path_, c));
@@ -227,7 +229,7 @@ TEST_F(TuneCacheTest, AddedCandidatesJoinTheEntryOfTheirShape) {
   add.entries = {fresh};
   ASSERT_TRUE(merge_tune_cache(path_, add));
   ASSERT_TRUE(load_tune_cache(path_, key_, &back, &found));
-  EXPECT_EQ(back.entries[0].candidates.size(), 2u);
+  EXPECT_EQ(back.entries[0].candidates.size(), 3u);
 }
 
 TEST_F(TuneCacheTest, MissingFileIsNotAnError) {

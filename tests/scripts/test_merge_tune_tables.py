@@ -59,16 +59,20 @@ class MergeTuneTables(unittest.TestCase):
         table = self.write("table.json", [
             entry(256, "a", [("a", 4, 1.0e-3, False), ("b", 0, 1.2e-3, False), ("c", 0, 2.0e-3, True)]),
             entry(512, "a", [("a", 0, 8.0e-3, False)]),
-            entry(1024, "b", [("b", 0, 5.0e-2, False)])])
+            entry(1024, "b", [("b", 0, 5.0e-2, False)]),
+            entry(4096, "b", [("b", 0, 2.0, False)])])
         fresh = self.write("fresh.json", [
             entry(256, "new", [("new", 2, 0.99e-3, False), ("a", 4, 1.1e-3, False), ("new", 8, 3e-3, True)]),
             entry(512, "a", [("a", 0, 8.8e-3, False), ("new", 0, 9.9e-3, False)]),
             entry(1024, "new", [("new", 0, 4.0e-2, False)]),  # no anchor: the table's entry stays
+            # The old choice only screened (the new kernel beat it by more than the margin): its
+            # screened time anchors.
+            entry(4096, "new", [("new", 0, 0.5, False), ("b", 0, 2.2, True)]),
             entry(2048, "new", [("new", 0, 0.3, False)])], build="0.1.0+bbb")  # a new shape
         out = os.path.join(self.tmp, "out.json")
         r = self.merge("--anchored", out, table, fresh)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("2 entries joined; scale (table / fresh) 0.909 to 0.909", r.stdout)
+        self.assertIn("3 entries joined; scale (table / fresh) 0.909 to 0.909", r.stdout)
         self.assertIn("1 entries without an anchor, left as they were: NN 1024x1024x1024", r.stdout)
         got = self.entries(out)
         e = got[256]
@@ -80,6 +84,9 @@ class MergeTuneTables(unittest.TestCase):
         self.assertEqual((got[512]["kernel"], got[512]["time_s"]), ("a", 0.008))
         self.assertEqual(got[512]["candidates"][1]["time_s"], 0.009)
         self.assertEqual(got[1024]["kernel"], "b")
+        self.assertEqual((got[4096]["kernel"], got[4096]["time_s"]), ("new", 0.4545))
+        self.assertEqual([(c["kernel"], c["time_s"], c.get("screened", False)) for c in got[4096]["candidates"]],
+                         [("new", 0.4545, False), ("b", 2.0, False)])  # b's full measurement stays
         self.assertEqual(got[2048]["kernel"], "new")
         with open(out) as f:
             self.assertEqual(json.load(f)["build"], "0.1.0+aaa")  # the table's header
