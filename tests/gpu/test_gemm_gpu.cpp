@@ -332,11 +332,6 @@ TEST(CudaGemm, OperandsPast32BitOffsetsRunInPieces) {
   EXPECT_GE(pieced, 2 * 12) << "steps 08, 09 and 12 register at least 12 FP32 kernels";
 }
 
-// Split-K adds its k slices in a fixed order: every run gives the same bits (no atomics).
-// Runs every kernel whose id contains `id_part` 10 times on one problem of `m`×`n`×`k`
-// (random inputs stored as `type`) and expects the same bits each time; returns how many ran.
-// `compute`: the mode asked for (FP32 inputs: kF32 unless given; 16-bit inputs: their tensor-core
-// mode).
 // A and B of `p` (its shape, lds and input types): uniform random values from `seed` and
 // `seed` + 1, stored as the types, on the GPU; p.a and p.b point at them.
 struct DeviceOperands {
@@ -361,6 +356,11 @@ void upload_random_operands(GemmProblem& p, uint64_t seed, DeviceOperands& out) 
   p.b = out.b.get();
 }
 
+// Split-K adds its k slices in a fixed order: every run gives the same bits (no atomics).
+// Runs every kernel whose id contains `id_part` 10 times on one problem of `m`×`n`×`k`
+// (random inputs stored as `type`) and expects the same bits each time; returns how many ran.
+// `compute`: the mode asked for (FP32 inputs: kF32 unless given; 16-bit inputs: their tensor-core
+// mode).
 int expect_bit_identical_runs(const std::string& id_part, DType type, int64_t m, int64_t n, int64_t k,
                               std::optional<Compute> compute = std::nullopt) {
   GemmProblem p;
