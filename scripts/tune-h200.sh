@@ -10,7 +10,8 @@
 #        the tuner is interrupted, keeping what finished), carrying the cache folder along as
 #        CACHE_FROM. KERNELS (globs, comma-separated) measures only those kernels
 #        (`tilekit tune --kernels`): new kernels and the table's choices as anchors, for
-#        `scripts/merge-tune-tables.py --anchored` (docs/tuning.md, "Adding kernels").
+#        `scripts/merge-tune-tables.py --anchored` (docs/tuning.md, "Adding kernels to the
+#        shipped table").
 #   scripts/tune-h200.sh evaluate DTYPE [BIN_DIR]   `tilekit tune --evaluate` over the EVALUATION
 #        shapes (none of them in the training set) with an empty cache folder, so kernel "auto"
 #        decides from the shipped table: auto against the fastest own kernel, same run. OPS
