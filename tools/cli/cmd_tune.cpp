@@ -42,6 +42,7 @@ struct TuneJob {
   GemmTypes types;
   Op op_a = Op::kN, op_b = Op::kN;
   bench::GemmShape shape;
+  std::vector<const GemmKernel*> candidates;  // the own kernels of the types (--kernels: named)
 };
 
 Status split_list(const std::string& text, const std::string& what, std::vector<std::string>* out) {
@@ -102,24 +103,23 @@ bool own_and_named(const GemmKernel& k, Backend backend, const std::vector<std::
          });
 }
 
-// tilekit's own kernels on the backend implementing `t`, as an exact-id list for the harness;
-// with `globs` (--kernels, comma-separated), only those they name.
+// tilekit's own kernels on the backend implementing `t`; with `globs`, only those they name.
 std::vector<const GemmKernel*> own_kernels(Backend backend, const GemmTypes& t,
-                                           const std::string& globs = "") {
-  std::vector<std::string> patterns;
-  if (!globs.empty() && !split_list(globs, "--kernels", &patterns)) return {};
+                                           const std::vector<std::string>& globs) {
   std::vector<const GemmKernel*> out;
   for (const auto& k : Registry::instance().gemm_kernels())
-    if (k.info.types == t && own_and_named(k, backend, patterns)) out.push_back(&k);
+    if (k.info.types == t && own_and_named(k, backend, globs)) out.push_back(&k);
   return out;
 }
 
-// --kernels: every glob names at least one own kernel of the backend (of any of the types).
-Status check_kernel_globs(const std::string& globs, Backend backend) {
-  std::vector<std::string> patterns;
-  TILEKIT_RETURN_IF_ERROR(split_list(globs, "--kernels", &patterns));
+// --kernels (comma-separated globs; empty: none), each naming at least one own kernel of the
+// backend (of any of the types).
+Status parse_kernel_globs(const std::string& text, Backend backend, std::vector<std::string>* out) {
+  out->clear();
+  if (text.empty()) return Status::ok();
+  TILEKIT_RETURN_IF_ERROR(split_list(text, "--kernels", out));
   const auto& kernels = Registry::instance().gemm_kernels();
-  for (const std::string& g : patterns) {
+  for (const std::string& g : *out) {
     const bool names_one = std::any_of(kernels.begin(), kernels.end(), [&](const GemmKernel& k) {
       return own_and_named(k, backend, {g});
     });
@@ -316,16 +316,18 @@ Status plan_jobs(const TuneOptions& o, Backend backend, std::vector<TuneJob>* jo
   TILEKIT_RETURN_IF_ERROR(parse_ops(o.ops, &ops));
   std::vector<GemmTypes> types;
   TILEKIT_RETURN_IF_ERROR(parse_types(o, &types));
-  if (!o.kernels.empty()) TILEKIT_RETURN_IF_ERROR(check_kernel_globs(o.kernels, backend));
+  std::vector<std::string> globs;
+  TILEKIT_RETURN_IF_ERROR(parse_kernel_globs(o.kernels, backend, &globs));
   for (const auto& t : types) {
-    if (own_kernels(backend, t, o.kernels).empty()) {
+    const std::vector<const GemmKernel*> candidates = own_kernels(backend, t, globs);
+    if (candidates.empty()) {
       std::cerr << "tilekit: note: no own " << backend_name(backend) << " kernel"
                 << (o.kernels.empty() ? "" : " that --kernels names") << " implements "
                 << describe(t) << "; left out\n";
       continue;
     }
     for (const auto& [a, b] : ops)
-      for (const auto& s : shapes) jobs->push_back({t, a, b, s});
+      for (const auto& s : shapes) jobs->push_back({t, a, b, s, candidates});
   }
   if (jobs->empty())
     return invalid_argument(std::string("tune: no own kernel") +
@@ -368,7 +370,7 @@ int run_tune(const TuneOptions& o) {
                 << jobs.size() << " shape(s) tuned\n";
       break;
     }
-    const auto candidates = own_kernels(ctx.backend, j.types, o.kernels);
+    const auto& candidates = j.candidates;
     // The budget left, shared over the jobs left and their candidates; 2 s at most per kernel.
     const double share = (o.budget - elapsed()) / static_cast<double>((jobs.size() - done) * candidates.size());
     JobResult r;
@@ -569,7 +571,7 @@ Status time_paired(const TuneJob& j, const TuneOptions& o, const Context& ctx, E
 Status evaluate_job(const TuneJob& j, const TuneOptions& o, const Context& ctx, EvalRow* out,
                     int* failed) {
   std::string ids;
-  for (const GemmKernel* k : own_kernels(ctx.backend, j.types)) ids += k->info.id + ",";
+  for (const GemmKernel* k : j.candidates) ids += k->info.id + ",";  // every own kernel
   bench::GemmBenchConfig cfg = job_config(j, o, ctx, ids + "auto");
   // Fewer samples than a benchmark (at least 5, median, L2 flushed), and at most 0.5 s a kernel:
   // the slow early ladder steps are never the fastest, and 48 shapes × 27 kernels must fit a run.
