@@ -19,12 +19,12 @@
 //           (H200): 64×4096×4096 3.9 → 31.2 TFLOP/s (0.85× cuBLAS); n = 512 2.5 → 11.1 with the
 //           128×256 tile; with the tuner's choice 1.20× / 0.985× / 1.02× cuBLAS at n = 256 /
 //           512 / 1024 (1.03× / 0.90× / 0.97× before the dependent launch and float4 sum).
-//           Tiles 16 deep in k (H100, same-run ratios; docs/ladder.md): 128×128×16 (two a SM)
-//           is the fastest own FP32 kernel at 4096 and 8192 (0.86–0.88×; step 12 at 128×256:
-//           0.86–0.87×), 3456×4096×4096 (0.86×), 8192×8192×256 (1.03×), 16384×16384×128
-//           (1.08×) and, tuned, 1024 (1.03×) and 256×8192×8192 (0.93×); 64×128×16 (three a
-//           SM) at 4097 (0.89×) and, 8 slices, 64×4096×4096 (0.94×; 64×64: 0.87×);
-//           128×256×16 at 4096 NT (0.87×).
+//           Tiles 16 deep in k (H200, same-run ratios; docs/results.md): 128×128×16 (two a
+//           SM) is the fastest own FP32 kernel at 1024 (1.05×), 8192 (0.88×), 3456×4096×4096
+//           (0.86×), 8192×8192×256 (1.04×), 4096×4096×64 (1.08×), 16384×16384×128 (1.08×) and
+//           256×8192×8192 (0.95×), level with step 12's 128×256 at 4096 (0.87×); 64×128×16
+//           (three a SM) at 4097 (0.89×) and 64×4096×4096 (0.87×, 0.88× tuned); 128×256×16
+//           at 4096 NT (0.87×).
 #include <algorithm>
 #include <cstdint>
 
@@ -193,9 +193,9 @@ Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, int 
 void register_gemm_10_split_k(Registry& r) {
   using Grouped = GroupedRaster<8>;
   // 16-deep k-tiles: half the barriers and stage switches per FFMA of the 8-deep ones. The
-  // 128×128×16 tile (two blocks a SM) leads or ties at 7 of the 14 shapes measured, more than
-  // any other tile, so `auto` takes it first where nothing was tuned; the others where the
-  // tuner measures them faster (docs/ladder.md, "Step 10's tiles").
+  // 128×128×16 tile (two blocks a SM) leads or ties at more shapes than any other tile (H100: 7
+  // of 14; H200: 8 of 13 and level at 4096), so `auto` takes it first where nothing was tuned;
+  // the others where the tuner measures them faster (docs/ladder.md, "Step 10's tiles").
   r.add(make_split_k_entry<PipelinePolicy<Warp128x128x16, 3, 2>, PaddedLayout, Grouped>(18));
   r.add(make_split_k_entry<PipelinePolicy<Warp128x256x8, 2, 1>, PaddedLayout, Grouped>(17));
   r.add(make_split_k_entry<PipelinePolicy<Warp128x128x8, 3, 2>, PaddedLayout, Grouped>(16));
