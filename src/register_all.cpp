@@ -26,6 +26,7 @@
   FILE(gemm_10_split_k)             /* k slices + deterministic reduction for few tiles */      \
   FILE(gemm_11_skinny)              /* m <= 8: float4 rows of B streamed, k sliced */         \
   FILE(gemm_12_branch_free_loads)   /* step 08 with predicated, branch-free operand loads */  \
+  FILE(gemm_13_straight_loop)       /* the main loop one basic block: fixed operand paths */ \
   /* the Hopper family, sm_90a (docs/hopper.md) */                                              \
   FILE(gemm_sm90_01_tma_wgmma)      /* TMA ring + wgmma, warp-specialised, tile per block */    \
   FILE(gemm_sm90_02_persistent)     /* persistent blocks, grouped tile order */                 \

@@ -401,6 +401,9 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   EXPECT_GT(expect_bit_identical_runs("10_split_k", DType::kF32, 64, 200, 8191), 0)
       << "no split-K kernel registered";
+  // Step 13 on its own loop (both operands in whole 16-byte chunks) and on its fallback.
+  EXPECT_GT(expect_bit_identical_runs("13_straight_loop", DType::kF32, 64, 200, 8192), 0);
+  EXPECT_GT(expect_bit_identical_runs("13_straight_loop", DType::kF32, 64, 200, 8191), 0);
 }
 
 // Step 10 sums its planes four columns a thread where C's rows allow (n and ldc multiples of 4, C
@@ -429,8 +432,9 @@ TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
   ASSERT_TRUE(dc.allocate(c_count + 1, "C").is_ok());
   int tested = 0;
   for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
-    if (kernel.info.id.find("10_split_k") == std::string::npos || kernel.info.types != p.types)
-      continue;
+    const bool split_k = kernel.info.id.find("10_split_k") != std::string::npos ||
+                         kernel.info.id.find("13_straight_loop") != std::string::npos;
+    if (!split_k || kernel.info.types != p.types) continue;
     std::vector<float> result[2];
     for (int offset : {0, 1}) {  // C at the allocation's start (aligned), then one float on
       std::vector<float> staged(c_count + 1, 0.0f);
@@ -478,10 +482,11 @@ TEST_P(RunTimeSplitK, IsCorrectForAnyCount) {
   int tested = 0;
   for (int split : {1, 2, 3, 16, 100000}) {
     // A few rows (the skinny kernel's shape) and a tile-sized block, both with a long odd k;
-    // and rows of C not a multiple of 4 floats (step 10's sum then takes one element a
-    // thread), over several tiles with a partial one at each edge.
+    // rows of C not a multiple of 4 floats (step 10's sum then takes one element a thread),
+    // over several tiles with a partial one at each edge; and the same with every size a
+    // multiple of 4 (step 13's own loop; the others take its fallback) and a partial k-tile.
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 300, 2001}, {64, 200, 8191},
-                           {130, 263, 999}}) {
+                           {130, 263, 999}, {132, 260, 1000}}) {
       GemmCase c;
       c.m = m;
       c.n = n;

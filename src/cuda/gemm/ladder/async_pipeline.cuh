@@ -25,6 +25,7 @@ struct EdgeBranchLoads;
 template <typename W, int kStages_, int kMinBlocks_, typename Loads_ = EdgeBranchLoads>
 struct PipelinePolicy : W {
   static constexpr int kStages = kStages_, kMinBlocks = kMinBlocks_;
+  using WarpTile = W;
   using Loads = Loads_;
   static_assert(kStages >= 2, "a pipeline needs at least two stages");
   static std::string suffix() { return W::suffix() + "_s" + std::to_string(kStages); }
@@ -240,14 +241,28 @@ PipelinedKernelFn pipelined_kernel(bool trans_a, bool trans_b) {
   return pipelined_gemm_kernel<P, Layout, Raster, true, true>;
 }
 
+// Which kernel function a launch of (policy, layout, raster) runs: here one per op. A later step
+// whose kernel also depends on the operands (step 13: a loop specialised for whole 16-byte
+// chunks, with a fallback) specialises this for its Loads type; the launch, the shared-memory
+// opt-in and the resources below go through it.
+template <typename P, typename Layout, typename Raster>
+struct PipelineKernels {
+  static PipelinedKernelFn for_args(const PipelineArgs& a) {
+    return pipelined_kernel<P, Layout, Raster>(a.g.trans_a, a.g.trans_b);
+  }
+  static constexpr int kCount = 4;  // every function for_args may return: at(0) … at(kCount − 1)
+  static PipelinedKernelFn at(int i) { return pipelined_kernel<P, Layout, Raster>(i & 1, i & 2); }
+};
+
 // Above 48 KB a kernel's dynamic shared memory must be opted into, per function and device
 // (the kernels' `initialize`, outside the timed launch).
 template <typename P, typename Layout, typename Raster>
 Status opt_into_pipeline_smem() {
   constexpr size_t bytes = pipeline_smem_bytes<P, Layout>();
   if constexpr (bytes > 48 * 1024) {
-    for (int ops = 0; ops < 4; ++ops)
-      TILEKIT_CUDA_TRY(cudaFuncSetAttribute(pipelined_kernel<P, Layout, Raster>(ops & 1, ops & 2),
+    using Kernels = PipelineKernels<P, Layout, Raster>;
+    for (int i = 0; i < Kernels::kCount; ++i)
+      TILEKIT_CUDA_TRY(cudaFuncSetAttribute(Kernels::at(i),
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(bytes)));
   }
@@ -258,7 +273,7 @@ Status opt_into_pipeline_smem() {
 template <typename P, typename Layout, typename Raster>
 Status launch_pipelined(PipelineArgs args, int slices, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(args.tiles_m * args.tiles_n), 1, static_cast<unsigned>(slices));
-  pipelined_kernel<P, Layout, Raster>(args.g.trans_a, args.g.trans_b)
+  PipelineKernels<P, Layout, Raster>::for_args(args)
       <<<grid, P::kThreads, pipeline_smem_bytes<P, Layout>(), stream>>>(args);
   TILEKIT_CUDA_CHECK_LAUNCH("pipelined_gemm_kernel");
   return Status::ok();
@@ -295,7 +310,7 @@ GemmKernel make_pipelined_entry(EntrySpec s) {
     return opt_into_pipeline_smem<P, Layout, Raster>();
   };
   k.resources = [](KernelResources* out) {
-    return kernel_resources(reinterpret_cast<const void*>(pipelined_kernel<P, Layout, Raster>(false, false)),
+    return kernel_resources(reinterpret_cast<const void*>(PipelineKernels<P, Layout, Raster>::at(0)),
                             P::kThreads, pipeline_smem_bytes<P, Layout>(), out);
   };
   k.launch = launch_whole_k<P, Layout, Raster>;

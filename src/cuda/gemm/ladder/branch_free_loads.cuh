@@ -31,7 +31,9 @@ __device__ __forceinline__ void cp_async_16_or_zeros(float* dst, const float* sr
 // the operand (measured), and one register path mixing LDG.128 and LDG.32 into the same
 // registers makes ptxas wait for the first load before issuing the second (a write-after-write
 // hazard: its latency exposed every k-tile, −18% measured).
-__device__ __forceinline__ bool whole_chunks(bool vec, int cols) { return vec && cols % 4 == 0; }
+__host__ __device__ __forceinline__ bool whole_chunks(bool vec, int cols) {
+  return vec && cols % 4 == 0;
+}
 
 struct BranchFreeLoads {
   __device__ static __forceinline__ bool copies(bool vec, int cols) {

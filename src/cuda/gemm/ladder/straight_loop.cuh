@@ -1,0 +1,160 @@
+// straight_loop.cuh — step 13's technique, as the Loads type of a PipelinePolicy
+// (async_pipeline.cuh): a main loop that is one basic block. Step 12 took the per-thread edge
+// branches out of the loop, but the loop still branches on launch-uniform facts: whether each
+// operand goes by cp.async or by registers, by whole 16-byte chunks or by elements, and whether a
+// next k-tile exists (`next < k_tiles` around the fetch and the landing). ptxas schedules within
+// a basic block, so every one of those branches walls the operand loads' address arithmetic off
+// from the FFMAs: it runs as a serial run of dependent instructions (stall counts 2–13 each)
+// before and after the FFMA block, where cuBLAS's loop (one branch, its own) spreads the same
+// work among its FFMAs. Here:
+//   - the operand paths are template facts: an instantiation for operands that both take whole
+//     16-byte chunks (StraightPipe: cp.async where memory rows run along k, LDG.128 through
+//     registers where they do not), and step 10's kernel for every other launch (a host-side
+//     choice, PipelineKernels below; step 10's edge branches measured faster than step 12's
+//     element loads there: 4097, 64×128×16, 39.1 against 34.0 TFLOP/s on the H200);
+//   - the fetch and the landing run on every iteration: past the last k-tile every chunk lies
+//     outside the operand, so step 12's edge rules already make it a zero fill into the stage
+//     that the barrier has just freed, and no branch is needed.
+#pragma once
+
+#include "cuda/gemm/ladder/branch_free_loads.cuh"
+
+namespace tilekit::cuda {
+
+// The Loads type that selects this step's kernel (PipelineKernels' specialisation below).
+struct StraightLoads {};
+
+// One operand's tile into a stage, the path fixed by the operand's orientation alone: memory rows
+// along k go by cp.async (BranchFreeLoads::copy_async), the others by one LDG.128 per chunk into
+// registers, stored after the k-tile's math. Both need whole 16-byte chunks (whole_chunks), which
+// the host checked before choosing this kernel. A chunk outside the operand reads its first
+// element (the register path) or nothing (cp.async's zero fill) and lands as zeros.
+template <typename T, typename Layout>
+struct StraightPipe {
+  float4 r[T::kChunksPerThread];  // the register path's chunks between fetch and land
+  unsigned inside = 0;            // bit j: chunk j lies inside the operand
+
+  __device__ __forceinline__ void fetch(const TileOrigin& o, float* stage, int tid) {
+    if constexpr (T::kKRows) {
+      BranchFreeLoads::copy_async<T, Layout>(o, stage, tid);
+    } else {
+      inside = 0;
+#pragma unroll
+      for (int j = 0; j < T::kChunksPerThread; ++j) {
+        const int chunk = tid + j * (T::kChunks / T::kChunksPerThread);
+        const int gr = o.row0 + chunk / T::kChunksPerRow;
+        const int gc = o.col0 + chunk % T::kChunksPerRow * 4;
+        const bool ok = gr < o.rows && gc < o.cols;  // whole chunks: all 4 or none
+        r[j] = *reinterpret_cast<const float4*>(ok ? o.src + gr * o.ld + gc : o.src);
+        inside |= ok ? 1u << j : 0u;
+      }
+    }
+  }
+  __device__ __forceinline__ void land(float* stage, int tid) const {
+    if constexpr (!T::kKRows) {
+      float4 v[T::kChunksPerThread];
+#pragma unroll
+      for (int j = 0; j < T::kChunksPerThread; ++j) {
+        const bool ok = inside >> j & 1u;
+        v[j] = make_float4(ok ? r[j].x : 0.0f, ok ? r[j].y : 0.0f, ok ? r[j].z : 0.0f,
+                           ok ? r[j].w : 0.0f);
+      }
+      store_tile_registers<T, Layout>(v, stage, tid);
+    }
+  }
+};
+
+// Step 08's pipelined kernel (async_pipeline.cuh) with StraightPipe's fixed paths and a fetch and
+// landing on every iteration. Only launched when both operands take whole 16-byte chunks.
+template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
+    straight_gemm_kernel(PipelineArgs args) {
+  using TileA = OperandTile<P::kBm, P::kBk, P::kThreads, kTransA>;   // Aᵀ in memory: k rows
+  using TileB = OperandTile<P::kBn, P::kBk, P::kThreads, !kTransB>;  // B in memory: k rows
+  constexpr int kStageA = P::kBk * Layout::template stride<P::kBm>();
+  constexpr int kStageB = P::kBk * Layout::template stride<P::kBn>();
+  extern __shared__ float4 smem_words[];
+  float* const s_a = reinterpret_cast<float*>(smem_words);
+  float* const s_b = s_a + P::kStages * kStageA;
+
+  if (args.partials != nullptr) allow_dependent_launch();  // split-K: step 10
+  const RowMajorGemm& g = args.g;
+  const int tid = threadIdx.x;
+  const TileCoord tile = Raster::tile(blockIdx.x, args.tiles_m, args.tiles_n);
+  const int row0 = tile.m * P::kBm, col0 = tile.n * P::kBn;
+  const int k_begin = blockIdx.z * args.k_slice;
+  const int k_end = min(g.k, k_begin + args.k_slice);
+  const int k_tiles = (k_end - k_begin + P::kBk - 1) / P::kBk;
+  StraightPipe<TileA, Layout> pipe_a;
+  StraightPipe<TileB, Layout> pipe_b;
+  auto fetch = [&](int kt) {
+    const int k0 = k_begin + kt * P::kBk, stage = kt % P::kStages;
+    pipe_a.fetch(TileA::origin(g.a, g.lda, row0, g.m, k0, k_end), s_a + stage * kStageA, tid);
+    pipe_b.fetch(TileB::origin(g.b, g.ldb, col0, g.n, k0, k_end), s_b + stage * kStageB, tid);
+  };
+  auto land = [&](int kt) {
+    const int stage = kt % P::kStages;
+    pipe_a.land(s_a + stage * kStageA, tid);
+    pipe_b.land(s_b + stage * kStageB, tid);
+  };
+
+  // With k = 0 nothing is read (an operand of k = 0 may have no first element to read).
+  if (k_tiles > 0) {
+#pragma unroll
+    for (int kt = 0; kt < P::kStages - 1; ++kt) {
+      fetch(kt);
+      land(kt);
+      cp_async_commit();
+    }
+  }
+  const ThreadOrigin t = thread_origin<P>();
+  float acc[P::kTm][P::kTn] = {};
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    cp_async_wait<P::kStages - 2>();
+    // One barrier: tile kt is visible to all, and every warp has finished tile kt − 1, whose
+    // stage tile kt + kStages − 1 (zeros past the last tile) now overwrites.
+    __syncthreads();
+    fetch(kt + P::kStages - 1);
+    cp_async_commit();
+    const int stage = kt % P::kStages;
+    multiply_k_tile<P, Layout>(s_a + stage * kStageA, s_b + stage * kStageB, t, acc);
+    land(kt + P::kStages - 1);
+  }
+  cp_async_wait<0>();  // nothing may still be writing shared memory when the block exits
+
+  const CTarget out =
+      args.partials == nullptr
+          ? CTarget{g.c, g.ldc, g.m, g.n, g.alpha, g.beta, args.flags.vec_c}
+          : CTarget{args.partials + static_cast<size_t>(blockIdx.z) * g.m * g.n, g.n, g.m, g.n,
+                    1.0f, 0.0f, g.n % 4 == 0};
+  store_c_tile<P>(out, row0, col0, t, acc);
+}
+
+// Both operands in whole 16-byte chunks: A's memory columns are k (or m, transposed), B's n (or k).
+inline bool whole_chunk_operands(const PipelineArgs& a) {
+  return whole_chunks(a.flags.vec_a, a.g.trans_a ? a.g.m : a.g.k) &&
+         whole_chunks(a.flags.vec_b, a.g.trans_b ? a.g.k : a.g.n);
+}
+
+// A StraightLoads policy launches the straight kernel where both operands take whole chunks and
+// its step-10 twin (the same tiles and stages with EdgeBranchLoads) otherwise.
+template <typename W, int kStages, int kMinBlocks, typename Layout, typename Raster>
+struct PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, StraightLoads>, Layout, Raster> {
+  using P = PipelinePolicy<W, kStages, kMinBlocks, StraightLoads>;
+  using Fallback =
+      PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, EdgeBranchLoads>, Layout, Raster>;
+
+  static PipelinedKernelFn straight(bool trans_a, bool trans_b) {
+    if (!trans_a && !trans_b) return straight_gemm_kernel<P, Layout, Raster, false, false>;
+    if (!trans_a && trans_b) return straight_gemm_kernel<P, Layout, Raster, false, true>;
+    if (trans_a && !trans_b) return straight_gemm_kernel<P, Layout, Raster, true, false>;
+    return straight_gemm_kernel<P, Layout, Raster, true, true>;
+  }
+  static PipelinedKernelFn for_args(const PipelineArgs& a) {
+    return whole_chunk_operands(a) ? straight(a.g.trans_a, a.g.trans_b) : Fallback::for_args(a);
+  }
+  static constexpr int kCount = 4 + Fallback::kCount;
+  static PipelinedKernelFn at(int i) { return i < 4 ? straight(i & 1, i & 2) : Fallback::at(i - 4); }
+};
+
+}  // namespace tilekit::cuda
