@@ -401,9 +401,12 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   EXPECT_GT(expect_bit_identical_runs("10_split_k", DType::kF32, 64, 200, 8191), 0)
       << "no split-K kernel registered";
-  // Step 13 on its own loop (both operands in whole 16-byte chunks) and on its fallback.
-  EXPECT_GT(expect_bit_identical_runs("13_straight_loop", DType::kF32, 64, 200, 8192), 0);
-  EXPECT_GT(expect_bit_identical_runs("13_straight_loop", DType::kF32, 64, 200, 8191), 0);
+  // Steps 13 and 14 on their own loops (both operands in whole 16-byte chunks) and on their
+  // fallback.
+  for (const char* step : {"13_straight_loop", "14_cross_tile"}) {
+    EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8192), 0) << step;
+    EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8191), 0) << step;
+  }
 }
 
 // Step 10 sums its planes four columns a thread where C's rows allow (n and ldc multiples of 4, C
@@ -433,7 +436,8 @@ TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
   int tested = 0;
   for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
     const bool split_k = kernel.info.id.find("10_split_k") != std::string::npos ||
-                         kernel.info.id.find("13_straight_loop") != std::string::npos;
+                         kernel.info.id.find("13_straight_loop") != std::string::npos ||
+                         kernel.info.id.find("14_cross_tile") != std::string::npos;
     if (!split_k || kernel.info.types != p.types) continue;
     std::vector<float> result[2];
     for (int offset : {0, 1}) {  // C at the allocation's start (aligned), then one float on
@@ -484,7 +488,7 @@ TEST_P(RunTimeSplitK, IsCorrectForAnyCount) {
     // A few rows (the skinny kernel's shape) and a tile-sized block, both with a long odd k;
     // rows of C not a multiple of 4 floats (step 10's sum then takes one element a thread),
     // over several tiles with a partial one at each edge; and the same with every size a
-    // multiple of 4 (step 13's own loop; the others take its fallback) and a partial k-tile.
+    // multiple of 4 (steps 13 and 14's own loops) and a partial k-tile.
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 300, 2001}, {64, 200, 8191},
                            {130, 263, 999}, {132, 260, 1000}}) {
       GemmCase c;

@@ -154,6 +154,14 @@ struct PipelineArgs {
   float* partials;       // split-K: slice z writes its raw sums to partials + z·m·n; else null
 };
 
+// Where this block's results go: C, or with split-K its slice's plane of the workspace.
+__device__ __forceinline__ CTarget pipeline_target(const PipelineArgs& args) {
+  const RowMajorGemm& g = args.g;
+  if (args.partials == nullptr) return CTarget{g.c, g.ldc, g.m, g.n, g.alpha, g.beta, args.flags.vec_c};
+  return CTarget{args.partials + static_cast<size_t>(blockIdx.z) * g.m * g.n, g.n, g.m, g.n, 1.0f,
+                 0.0f, g.n % 4 == 0};
+}
+
 template <typename P, typename Layout>
 constexpr size_t pipeline_smem_bytes() {
   return sizeof(float) * P::kStages * P::kBk *
@@ -222,12 +230,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   }
   cp_async_wait<0>();  // nothing may still be writing shared memory when the block exits
 
-  const CTarget out =
-      args.partials == nullptr
-          ? CTarget{g.c, g.ldc, g.m, g.n, g.alpha, g.beta, args.flags.vec_c}
-          : CTarget{args.partials + static_cast<size_t>(blockIdx.z) * g.m * g.n, g.n, g.m, g.n,
-                    1.0f, 0.0f, g.n % 4 == 0};
-  store_c_tile<P>(out, row0, col0, t, acc);
+  store_c_tile<P>(pipeline_target(args), row0, col0, t, acc);
 }
 
 using PipelinedKernelFn = void (*)(PipelineArgs);

@@ -42,12 +42,13 @@ using Warp64x128x16 = WarpTilePolicy<64, 128, 16, 2, 2, 4, 8, 8>;
 }  // namespace
 
 // gemm.cuda.13_straight_loop.f32.<tile>_w<warps>_t<thread tile>_s<stages>: step 10's leading
-// tiles (docs/ladder.md). Ranked below step 10 until measured.
+// tiles (docs/ladder.md). Ranked above step 10, whose tiles each of them beats at every whole-chunk
+// shape measured, and below step 14's 128×128×16 (`auto` where nothing was tuned).
 void register_gemm_13_straight_loop(Registry& r) {
-  r.add(make_straight_entry<Straight<Warp128x128x16, 3, 2>>(4));
-  r.add(make_straight_entry<Straight<Warp128x256x8, 2, 1>>(3));
-  r.add(make_straight_entry<Straight<Warp128x256x16, 2, 1>>(2));
-  r.add(make_straight_entry<Straight<Warp64x128x16, 3, 3>>(1));
+  r.add(make_straight_entry<Straight<Warp128x128x16, 3, 2>>(20));
+  r.add(make_straight_entry<Straight<Warp128x256x8, 2, 1>>(6));
+  r.add(make_straight_entry<Straight<Warp128x256x16, 2, 1>>(7));
+  r.add(make_straight_entry<Straight<Warp64x128x16, 3, 3>>(5));
 }
 
 }  // namespace tilekit::cuda

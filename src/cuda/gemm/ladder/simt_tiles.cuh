@@ -172,6 +172,17 @@ __device__ __forceinline__ void load_fragments(const float* s_a, const float* s_
   }
 }
 
+// 07: acc += a·bᵀ for one k: kTm·kTn FMAs.
+template <typename P>
+__device__ __forceinline__ void add_outer_product(float (&acc)[P::kTm][P::kTn],
+                                                  const float (&a)[P::kTm],
+                                                  const float (&b)[P::kTn]) {
+#pragma unroll
+  for (int r = 0; r < P::kTm; ++r)
+#pragma unroll
+    for (int c = 0; c < P::kTn; ++c) acc[r][c] += a[r] * b[c];
+}
+
 // 07: acc += the k-tile's product: per k, kTm·kTn FMAs on fragments loaded one k earlier (two
 // fragment buffers), so the shared-load latency of k + 1 hides behind the FMAs of k.
 template <typename P, typename Layout>
@@ -182,10 +193,7 @@ __device__ __forceinline__ void multiply_k_tile(const float* s_a, const float* s
 #pragma unroll
   for (int k = 0; k < P::kBk; ++k) {
     if (k + 1 < P::kBk) load_fragments<P, Layout>(s_a, s_b, t, k + 1, a[(k + 1) % 2], b[(k + 1) % 2]);
-#pragma unroll
-    for (int r = 0; r < P::kTm; ++r)
-#pragma unroll
-      for (int c = 0; c < P::kTn; ++c) acc[r][c] += a[k % 2][r] * b[k % 2][c];
+    add_outer_product<P>(acc, a[k % 2], b[k % 2]);
   }
 }
 

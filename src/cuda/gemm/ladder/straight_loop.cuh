@@ -10,8 +10,7 @@
 //   - the operand paths are template facts: an instantiation for operands that both take whole
 //     16-byte chunks (StraightPipe: cp.async where memory rows run along k, LDG.128 through
 //     registers where they do not), and step 10's kernel for every other launch (a host-side
-//     choice, PipelineKernels below; step 10's edge branches measured faster than step 12's
-//     element loads there: 4097, 64×128×16, 39.1 against 34.0 TFLOP/s on the H200);
+//     choice, WholeChunkKernels below);
 //   - the fetch and the landing run on every iteration: past the last k-tile every chunk lies
 //     outside the operand, so step 12's edge rules already make it a zero fill into the stage
 //     that the barrier has just freed, and no branch is needed.
@@ -64,42 +63,52 @@ struct StraightPipe {
   }
 };
 
-// Step 08's pipelined kernel (async_pipeline.cuh) with StraightPipe's fixed paths and a fetch and
-// landing on every iteration. Only launched when both operands take whole 16-byte chunks.
-template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB>
-__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
-    straight_gemm_kernel(PipelineArgs args) {
+// What a block of a straight-loop kernel (steps 13 and 14) holds besides its accumulators: its
+// stages, its C tile and k range, and both operand pipes; fetch and land move tile kt (zeros past
+// the last one) without a branch.
+template <typename P, typename Layout, bool kTransA, bool kTransB>
+struct StraightBlock {
   using TileA = OperandTile<P::kBm, P::kBk, P::kThreads, kTransA>;   // Aᵀ in memory: k rows
   using TileB = OperandTile<P::kBn, P::kBk, P::kThreads, !kTransB>;  // B in memory: k rows
-  constexpr int kStageA = P::kBk * Layout::template stride<P::kBm>();
-  constexpr int kStageB = P::kBk * Layout::template stride<P::kBn>();
-  extern __shared__ float4 smem_words[];
-  float* const s_a = reinterpret_cast<float*>(smem_words);
-  float* const s_b = s_a + P::kStages * kStageA;
+  static constexpr int kStageA = P::kBk * Layout::template stride<P::kBm>();
+  static constexpr int kStageB = P::kBk * Layout::template stride<P::kBn>();
 
-  if (args.partials != nullptr) allow_dependent_launch();  // split-K: step 10
-  const RowMajorGemm& g = args.g;
-  const int tid = threadIdx.x;
-  const TileCoord tile = Raster::tile(blockIdx.x, args.tiles_m, args.tiles_n);
-  const int row0 = tile.m * P::kBm, col0 = tile.n * P::kBn;
-  const int k_begin = blockIdx.z * args.k_slice;
-  const int k_end = min(g.k, k_begin + args.k_slice);
-  const int k_tiles = (k_end - k_begin + P::kBk - 1) / P::kBk;
+  const RowMajorGemm& g;
+  float* s_a;
+  float* s_b;
+  int tid, row0, col0, k_begin, k_end, k_tiles;
   StraightPipe<TileA, Layout> pipe_a;
   StraightPipe<TileB, Layout> pipe_b;
-  auto fetch = [&](int kt) {
+
+  template <typename Raster>
+  __device__ __forceinline__ StraightBlock(const PipelineArgs& args, float* smem, Raster)
+      : g(args.g), s_a(smem), s_b(smem + P::kStages * kStageA), tid(threadIdx.x) {
+    const TileCoord tile = Raster::tile(blockIdx.x, args.tiles_m, args.tiles_n);
+    row0 = tile.m * P::kBm;
+    col0 = tile.n * P::kBn;
+    k_begin = blockIdx.z * args.k_slice;
+    k_end = min(g.k, k_begin + args.k_slice);
+    k_tiles = (k_end - k_begin + P::kBk - 1) / P::kBk;
+  }
+  __device__ __forceinline__ const float* a_stage(int kt) const {
+    return s_a + kt % P::kStages * kStageA;
+  }
+  __device__ __forceinline__ const float* b_stage(int kt) const {
+    return s_b + kt % P::kStages * kStageB;
+  }
+  __device__ __forceinline__ void fetch(int kt) {
     const int k0 = k_begin + kt * P::kBk, stage = kt % P::kStages;
     pipe_a.fetch(TileA::origin(g.a, g.lda, row0, g.m, k0, k_end), s_a + stage * kStageA, tid);
     pipe_b.fetch(TileB::origin(g.b, g.ldb, col0, g.n, k0, k_end), s_b + stage * kStageB, tid);
-  };
-  auto land = [&](int kt) {
+  }
+  __device__ __forceinline__ void land(int kt) {
     const int stage = kt % P::kStages;
     pipe_a.land(s_a + stage * kStageA, tid);
     pipe_b.land(s_b + stage * kStageB, tid);
-  };
-
-  // With k = 0 nothing is read (an operand of k = 0 may have no first element to read).
-  if (k_tiles > 0) {
+  }
+  // The first kStages − 1 tiles, one commit group each. Only with k_tiles > 0: an operand of
+  // k = 0 may have no first element to read.
+  __device__ __forceinline__ void fill() {
 #pragma unroll
     for (int kt = 0; kt < P::kStages - 1; ++kt) {
       fetch(kt);
@@ -107,27 +116,31 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
       cp_async_commit();
     }
   }
+};
+
+// Step 08's pipelined kernel (async_pipeline.cuh) with StraightPipe's fixed paths and a fetch and
+// landing on every iteration. Only launched when both operands take whole 16-byte chunks.
+template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
+    straight_gemm_kernel(PipelineArgs args) {
+  extern __shared__ float4 smem_words[];
+  if (args.partials != nullptr) allow_dependent_launch();  // split-K: step 10
+  StraightBlock<P, Layout, kTransA, kTransB> b(args, reinterpret_cast<float*>(smem_words), Raster{});
+  if (b.k_tiles > 0) b.fill();
   const ThreadOrigin t = thread_origin<P>();
   float acc[P::kTm][P::kTn] = {};
-  for (int kt = 0; kt < k_tiles; ++kt) {
+  for (int kt = 0; kt < b.k_tiles; ++kt) {
     cp_async_wait<P::kStages - 2>();
     // One barrier: tile kt is visible to all, and every warp has finished tile kt − 1, whose
     // stage tile kt + kStages − 1 (zeros past the last tile) now overwrites.
     __syncthreads();
-    fetch(kt + P::kStages - 1);
+    b.fetch(kt + P::kStages - 1);
     cp_async_commit();
-    const int stage = kt % P::kStages;
-    multiply_k_tile<P, Layout>(s_a + stage * kStageA, s_b + stage * kStageB, t, acc);
-    land(kt + P::kStages - 1);
+    multiply_k_tile<P, Layout>(b.a_stage(kt), b.b_stage(kt), t, acc);
+    b.land(kt + P::kStages - 1);
   }
   cp_async_wait<0>();  // nothing may still be writing shared memory when the block exits
-
-  const CTarget out =
-      args.partials == nullptr
-          ? CTarget{g.c, g.ldc, g.m, g.n, g.alpha, g.beta, args.flags.vec_c}
-          : CTarget{args.partials + static_cast<size_t>(blockIdx.z) * g.m * g.n, g.n, g.m, g.n,
-                    1.0f, 0.0f, g.n % 4 == 0};
-  store_c_tile<P>(out, row0, col0, t, acc);
+  store_c_tile<P>(pipeline_target(args), b.row0, b.col0, t, acc);
 }
 
 // Both operands in whole 16-byte chunks: A's memory columns are k (or m, transposed), B's n (or k).
@@ -136,25 +149,38 @@ inline bool whole_chunk_operands(const PipelineArgs& a) {
          whole_chunks(a.flags.vec_b, a.g.trans_b ? a.g.k : a.g.n);
 }
 
-// A StraightLoads policy launches the straight kernel where both operands take whole chunks and
-// its step-10 twin (the same tiles and stages with EdgeBranchLoads) otherwise.
-template <typename W, int kStages, int kMinBlocks, typename Layout, typename Raster>
-struct PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, StraightLoads>, Layout, Raster> {
-  using P = PipelinePolicy<W, kStages, kMinBlocks, StraightLoads>;
-  using Fallback =
-      PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, EdgeBranchLoads>, Layout, Raster>;
-
-  static PipelinedKernelFn straight(bool trans_a, bool trans_b) {
-    if (!trans_a && !trans_b) return straight_gemm_kernel<P, Layout, Raster, false, false>;
-    if (!trans_a && trans_b) return straight_gemm_kernel<P, Layout, Raster, false, true>;
-    if (trans_a && !trans_b) return straight_gemm_kernel<P, Layout, Raster, true, false>;
-    return straight_gemm_kernel<P, Layout, Raster, true, true>;
+// The kernel choice of a step whose own kernel needs whole-chunk operands (13, 14): `Own::get`
+// gives its kernel for an op; every other launch runs the policy's step-10 twin (the same tiles
+// and stages with EdgeBranchLoads: its edge branches measured faster than step 12's element
+// loads there, 4097 with 64×128×16 tiles 39.1 against 34.0 TFLOP/s on the H200).
+template <typename P, typename Layout, typename Raster, typename Own>
+struct WholeChunkKernels {
+  using Fallback = PipelineKernels<
+      PipelinePolicy<typename P::WarpTile, P::kStages, P::kMinBlocks, EdgeBranchLoads>, Layout,
+      Raster>;
+  static PipelinedKernelFn own(bool trans_a, bool trans_b) {
+    if (!trans_a && !trans_b) return Own::template get<P, Layout, Raster, false, false>();
+    if (!trans_a && trans_b) return Own::template get<P, Layout, Raster, false, true>();
+    if (trans_a && !trans_b) return Own::template get<P, Layout, Raster, true, false>();
+    return Own::template get<P, Layout, Raster, true, true>();
   }
   static PipelinedKernelFn for_args(const PipelineArgs& a) {
-    return whole_chunk_operands(a) ? straight(a.g.trans_a, a.g.trans_b) : Fallback::for_args(a);
+    return whole_chunk_operands(a) ? own(a.g.trans_a, a.g.trans_b) : Fallback::for_args(a);
   }
   static constexpr int kCount = 4 + Fallback::kCount;
-  static PipelinedKernelFn at(int i) { return i < 4 ? straight(i & 1, i & 2) : Fallback::at(i - 4); }
+  static PipelinedKernelFn at(int i) { return i < 4 ? own(i & 1, i & 2) : Fallback::at(i - 4); }
 };
+
+struct StraightKernel {
+  template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB>
+  static PipelinedKernelFn get() {
+    return straight_gemm_kernel<P, Layout, Raster, kTransA, kTransB>;
+  }
+};
+
+template <typename W, int kStages, int kMinBlocks, typename Layout, typename Raster>
+struct PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, StraightLoads>, Layout, Raster>
+    : WholeChunkKernels<PipelinePolicy<W, kStages, kMinBlocks, StraightLoads>, Layout, Raster,
+                        StraightKernel> {};
 
 }  // namespace tilekit::cuda
