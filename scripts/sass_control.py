@@ -10,7 +10,7 @@ cycle per scheduler: every FFMA with a stall count above 1, and every register r
 cache does not serve, is issue time the kernel cannot get back at the C++ level.
 
 Usage:
-  cuobjdump -sass -fun KERNEL BINARY > k.sass      (on a machine with the CUDA toolkit)
+  cuobjdump -sass -fun KERNEL BINARY > k.sass      (or scripts/sass-loop.sh FILE.cu: no GPU needed)
   scripts/sass_control.py k.sass [more.sass ...]   (plain or .gz)
 
 Prints, per function and for its main loop (the backward branch's range that holds its FFMAs):
