@@ -44,6 +44,8 @@ struct TileDesc {
   int cluster_m = 0, cluster_n = 0;           // thread-block cluster shape (sm_90)
   int split_k = 0;                            // k-slices summed by a reduction (0/1 = none;
                                               // -1: per shape, and GemmProblem::split_k is honoured)
+  int max_split_k = 0;                        // with split_k = -1: the most slices it runs, a
+                                              // larger GemmProblem::split_k clamped (0: no limit)
   bool chosen_at_run_time = false;            // block tile picked when launched (step 04)
   TileSchedule schedule = TileSchedule::kUnmodelled;
   // "64x64x16, 16x16 threads, 4x4/thread" — empty when nothing is set.
@@ -212,6 +214,12 @@ struct Selection {
 
 // True when the kernel takes GemmProblem::split_k at run time (the tuner then measures splits).
 inline bool takes_run_time_split_k(const KernelInfo& k) { return k.tiling.split_k < 0; }
+
+// True when the kernel runs a run-time split of `split` slices as asked rather than clamped to
+// fewer (TileDesc::max_split_k): the tuner measures only those, not the clamped count again.
+inline bool runs_split_as_asked(const KernelInfo& k, int split) {
+  return takes_run_time_split_k(k) && (k.tiling.max_split_k <= 0 || split <= k.tiling.max_split_k);
+}
 
 // True when the kernel's mode rounds FP32 inputs into a narrower format (tf32, f32_3xtf32, f32
 // storage in bf16 mode), the only kernels whose input_rounding changes what they compute; the

@@ -19,10 +19,11 @@
 
 namespace tilekit {
 
-// Step 10's k-slices, asked for or not: at least one, never more than 64 (the reduction's cost)
-// or than there are k-tiles (no empty slice).
+// Step 10's k-slices, asked for or not: at least one, never more than kMaxKSlices (the
+// reduction's cost) or than there are k-tiles (no empty slice).
+constexpr int64_t kMaxKSlices = 64;
 inline int64_t clamp_k_slices(int64_t count, int64_t k_tiles) {
-  return std::max<int64_t>(1, std::min<int64_t>({count, 64, k_tiles}));
+  return std::max<int64_t>(1, std::min<int64_t>({count, kMaxKSlices, k_tiles}));
 }
 
 // Step 10's k-slices when the problem names none: as many as fill the blocks resident at once

@@ -86,7 +86,8 @@ class Cli(unittest.TestCase):
         self.assertTrue(all(k["id"].startswith("gemm.cpu.") for k in kernels.values()))
         tiling = kernels["gemm.cpu.reference.f32"]["tiling"]
         self.assertEqual(set(tiling), {"block_m", "block_n", "block_k", "threads", "stages",
-                                       "split_k", "chosen_at_run_time", "schedule"})
+                                       "split_k", "max_split_k", "chosen_at_run_time",
+                                       "schedule"})
         self.assertEqual(tiling["schedule"], "unmodelled")
         self.assertEqual(kernels["gemm.cpu.reference.f32"]["role"], "reference")
         # Blocks per SM belong to GPU kernels on a GPU: null for every CPU kernel.

@@ -111,5 +111,32 @@ TEST(Registry, TileDescriptionsAreStructured) {
   }
 }
 
+// The tuner measures a split only where the kernel runs it as asked: step 10's kernels clamp to
+// 64 slices, so 128 would run 64 again.
+TEST(Registry, RunsSplitAsAskedUpToTheKernelsMaximum) {
+  KernelInfo fixed;  // split_k 0: takes no run-time split
+  EXPECT_FALSE(runs_split_as_asked(fixed, 2));
+  KernelInfo capped;
+  capped.tiling.split_k = -1;
+  capped.tiling.max_split_k = 64;
+  EXPECT_TRUE(runs_split_as_asked(capped, 2));
+  EXPECT_TRUE(runs_split_as_asked(capped, 64));
+  EXPECT_FALSE(runs_split_as_asked(capped, 128));
+  KernelInfo open;
+  open.tiling.split_k = -1;  // max_split_k 0: no limit of its own
+  EXPECT_TRUE(runs_split_as_asked(open, 128));
+}
+
+// Every kernel that takes a run-time split and clamps it says where (split-K steps: 64).
+TEST(Registry, SplitKStepsDeclareTheirMaximumSplit) {
+  for (const auto& k : Registry::instance().gemm_kernels()) {
+    const std::string& id = k.info.id;
+    const bool split_k_step = id.find("10_split_k") != std::string::npos ||
+                              id.find("13_straight_loop") != std::string::npos ||
+                              id.find("14_cross_tile") != std::string::npos;
+    if (split_k_step) EXPECT_EQ(k.info.tiling.max_split_k, 64) << id;
+  }
+}
+
 }  // namespace
 }  // namespace tilekit

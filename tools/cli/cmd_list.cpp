@@ -58,7 +58,7 @@ void print_json(const std::vector<Registry::Entry>& kernels) {
                    {"tiling",
                     {{"block_m", t.block_m}, {"block_n", t.block_n}, {"block_k", t.block_k},
                      {"threads", t.threads}, {"stages", t.stages}, {"split_k", t.split_k},
-                     {"chosen_at_run_time", t.chosen_at_run_time},
+                     {"max_split_k", t.max_split_k}, {"chosen_at_run_time", t.chosen_at_run_time},
                      {"schedule", schedule_name(t.schedule)}}},
                    {"blocks_per_sm", blocks_per_sm}});
   }

@@ -251,7 +251,8 @@ Status run_pass(const TuneJob& j, const TuneOptions& o, const Context& ctx,
 }
 
 // Every candidate screened (each own kernel as it chooses, and the kernels that take a
-// run-time split at each split_k_choices() value), the close ones measured fully; the fastest
+// run-time split at each split_k_choices() value they run as asked), the close ones measured
+// fully; the fastest
 // verified (kernel, split) wins.
 Status run_job(const TuneJob& j, const TuneOptions& o, const Context& ctx,
                const std::vector<const GemmKernel*>& candidates, double seconds_per_kernel,
@@ -259,12 +260,14 @@ Status run_job(const TuneJob& j, const TuneOptions& o, const Context& ctx,
   std::vector<Candidate> screened;
   const bench::TimingPolicy screen = screen_timing();
   TILEKIT_RETURN_IF_ERROR(run_pass(j, o, ctx, candidates, 0, screen, &screened, out));
-  std::vector<const GemmKernel*> splitting;
-  for (const GemmKernel* k : candidates)
-    if (takes_run_time_split_k(k->info)) splitting.push_back(k);
-  if (!splitting.empty())
-    for (int split : split_k_choices(j.shape))
+  for (int split : split_k_choices(j.shape)) {
+    // A kernel that would clamp this split to fewer slices already ran that count.
+    std::vector<const GemmKernel*> splitting;
+    for (const GemmKernel* k : candidates)
+      if (runs_split_as_asked(k->info, split)) splitting.push_back(k);
+    if (!splitting.empty())
       TILEKIT_RETURN_IF_ERROR(run_pass(j, o, ctx, splitting, split, screen, &screened, out));
+  }
   double fastest = 0;
   for (const Candidate& c : screened)
     if (fastest == 0 || c.time_s < fastest) fastest = c.time_s;

@@ -71,6 +71,7 @@ GemmKernel make_split_k_entry(EntrySpec s) {
   // Its slices and their workspace are planned for the whole problem: no pieces.
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_32bit_indexing(p); };
   k.info.tiling.split_k = -1;  // chosen per shape, or GemmProblem::split_k
+  k.info.tiling.max_split_k = static_cast<int>(kMaxKSlices);  // clamp_k_slices
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
     const Slices s = slices_for<P>(p, d != nullptr ? d->index : 0);
     return s.count == 1 ? 0 : sizeof(float) * s.count * static_cast<size_t>(p.m) * p.n;
