@@ -157,7 +157,8 @@ struct PipelineArgs {
 // Where this block's results go: C, or with split-K its slice's plane of the workspace.
 __device__ __forceinline__ CTarget pipeline_target(const PipelineArgs& args) {
   const RowMajorGemm& g = args.g;
-  if (args.partials == nullptr) return CTarget{g.c, g.ldc, g.m, g.n, g.alpha, g.beta, args.flags.vec_c};
+  if (args.partials == nullptr)
+    return CTarget{g.c, g.ldc, g.m, g.n, g.alpha, g.beta, args.flags.vec_c};
   return CTarget{args.partials + static_cast<size_t>(blockIdx.z) * g.m * g.n, g.n, g.m, g.n, 1.0f,
                  0.0f, g.n % 4 == 0};
 }

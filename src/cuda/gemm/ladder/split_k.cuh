@@ -1,7 +1,7 @@
-// split_k.cuh — step 10's technique, which step 13 builds on: k cut into slices of whole k-tiles,
-// one grid.z per slice, each slice's raw sums in its own FP32 plane of the workspace, and
-// sum_slices (gemm_10_split_k.cu) adding the planes in order. gemm_10_split_k.cu's header says
-// why and what it measured.
+// split_k.cuh — step 10's technique, which steps 13 and 14 build on: k cut into slices of whole
+// k-tiles, one grid.z per slice, each slice's raw sums in its own FP32 plane of the workspace,
+// and sum_slices (gemm_10_split_k.cu) adding the planes in order. gemm_10_split_k.cu's header
+// says why and what it measured.
 #pragma once
 
 #include <cstdint>
