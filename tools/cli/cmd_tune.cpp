@@ -252,8 +252,7 @@ Status run_pass(const TuneJob& j, const TuneOptions& o, const Context& ctx,
 
 // Every candidate screened (each own kernel as it chooses, and the kernels that take a
 // run-time split at each split_k_choices() value they run as asked), the close ones measured
-// fully; the fastest
-// verified (kernel, split) wins.
+// fully; the fastest verified (kernel, split) wins.
 Status run_job(const TuneJob& j, const TuneOptions& o, const Context& ctx,
                const std::vector<const GemmKernel*>& candidates, double seconds_per_kernel,
                JobResult* out) {
