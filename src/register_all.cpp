@@ -28,6 +28,7 @@
   FILE(gemm_12_branch_free_loads)   /* step 08 with predicated, branch-free operand loads */  \
   FILE(gemm_13_straight_loop)       /* the main loop one basic block: fixed operand paths */ \
   FILE(gemm_14_cross_tile_fragments) /* the next k-tile's first fragments before the barrier */ \
+  FILE(gemm_15_packed_operands)     /* operands copied as whole-chunk k rows: one kernel */     \
   /* the Hopper family, sm_90a (docs/hopper.md) */                                              \
   FILE(gemm_sm90_01_tma_wgmma)      /* TMA ring + wgmma, warp-specialised, tile per block */    \
   FILE(gemm_sm90_02_persistent)     /* persistent blocks, grouped tile order */                 \

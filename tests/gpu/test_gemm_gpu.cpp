@@ -402,8 +402,8 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("10_split_k", DType::kF32, 64, 200, 8191), 0)
       << "no split-K kernel registered";
   // Steps 13 and 14 on their own loops (both operands in whole 16-byte chunks) and on their
-  // fallback.
-  for (const char* step : {"13_straight_loop", "14_cross_tile"}) {
+  // fallback; step 15 with B read in place and copied.
+  for (const char* step : {"13_straight_loop", "14_cross_tile", "15_packed"}) {
     EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8192), 0) << step;
     EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8191), 0) << step;
   }
@@ -437,7 +437,8 @@ TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
   for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
     const bool split_k = kernel.info.id.find("10_split_k") != std::string::npos ||
                          kernel.info.id.find("13_straight_loop") != std::string::npos ||
-                         kernel.info.id.find("14_cross_tile") != std::string::npos;
+                         kernel.info.id.find("14_cross_tile") != std::string::npos ||
+                         kernel.info.id.find("15_packed") != std::string::npos;
     if (!split_k || kernel.info.types != p.types) continue;
     std::vector<float> result[2];
     for (int offset : {0, 1}) {  // C at the allocation's start (aligned), then one float on
