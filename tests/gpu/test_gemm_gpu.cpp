@@ -409,6 +409,15 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
   }
 }
 
+// Step 16 cuts the last rounds' tiles between blocks, and the block finishing a tile adds the
+// others' partial tiles nearest first: the same bits every run. Few tiles with a long k (every
+// block holds a piece of some tile), and more tiles than blocks with a short k.
+TEST(CudaGemm, LadderStreamKIsBitIdenticalRunToRun) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  EXPECT_GT(expect_bit_identical_runs("16_stream_k", DType::kF32, 300, 500, 8191), 0);
+  EXPECT_GT(expect_bit_identical_runs("16_stream_k", DType::kF32, 2100, 2100, 256), 0);
+}
+
 // Step 10 sums its planes four columns a thread where C's rows allow (n and ldc multiples of 4, C
 // 16-byte aligned) and one element a thread elsewhere. Both add in plane order and round alike:
 // the same problem with C one float off that alignment gives the same bits (beta != 0, so C is

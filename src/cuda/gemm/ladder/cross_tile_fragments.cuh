@@ -15,6 +15,41 @@ namespace tilekit::cuda {
 // The Loads type that selects this step's kernel (PipelineKernels' specialisation below).
 struct CrossTileLoads {};
 
+// Block b's k-tiles into `acc`; only with b.k_tiles > 0. Leaves every stage free of cp.async
+// writes but may still read the last one: a caller that refills the stages syncs first.
+template <typename P, typename Layout, bool kTransA, bool kTransB>
+__device__ __forceinline__ void cross_tile_k_loop(StraightBlock<P, Layout, kTransA, kTransB>& b,
+                                                  const ThreadOrigin& t,
+                                                  float (&acc)[P::kTm][P::kTn]) {
+  b.fill();
+  float frag_a[2][P::kTm], frag_b[2][P::kTn];  // k's fragments and k + 1's
+  cp_async_wait<P::kStages - 2>();
+  __syncthreads();
+  load_fragments<P, Layout>(b.a_stage(0), b.b_stage(0), t, 0, frag_a[0], frag_b[0]);
+  for (int kt = 0; kt < b.k_tiles; ++kt) {
+    b.fetch(kt + P::kStages - 1);  // into tile kt − 1's stage, freed by the last barrier
+    cp_async_commit();
+#pragma unroll
+    for (int k = 0; k < P::kBk; ++k) {
+      const int next = (k + 1) % 2;
+      if (k + 1 < P::kBk) {
+        load_fragments<P, Layout>(b.a_stage(kt), b.b_stage(kt), t, k + 1, frag_a[next],
+                                  frag_b[next]);
+      } else {
+        // Tile kt + kStages − 1 lands (into tile kt − 1's stage) and tile kt + 1 is awaited
+        // before the barrier, which also tells every warp that tile kt is no longer read.
+        b.land(kt + P::kStages - 1);
+        cp_async_wait<P::kStages - 2>();
+        __syncthreads();
+        load_fragments<P, Layout>(b.a_stage(kt + 1), b.b_stage(kt + 1), t, 0, frag_a[next],
+                                  frag_b[next]);
+      }
+      add_outer_product<P>(acc, frag_a[k % 2], frag_b[k % 2]);
+    }
+  }
+  cp_async_wait<0>();  // nothing may still be writing shared memory afterwards
+}
+
 template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     cross_tile_gemm_kernel(PipelineArgs args) {
@@ -23,35 +58,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
   StraightBlock<P, Layout, kTransA, kTransB> b(args, reinterpret_cast<float*>(smem_words), Raster{});
   const ThreadOrigin t = thread_origin<P>();
   float acc[P::kTm][P::kTn] = {};
-  if (b.k_tiles > 0) {
-    b.fill();
-    float frag_a[2][P::kTm], frag_b[2][P::kTn];  // k's fragments and k + 1's
-    cp_async_wait<P::kStages - 2>();
-    __syncthreads();
-    load_fragments<P, Layout>(b.a_stage(0), b.b_stage(0), t, 0, frag_a[0], frag_b[0]);
-    for (int kt = 0; kt < b.k_tiles; ++kt) {
-      b.fetch(kt + P::kStages - 1);  // into tile kt − 1's stage, freed by the last barrier
-      cp_async_commit();
-#pragma unroll
-      for (int k = 0; k < P::kBk; ++k) {
-        const int next = (k + 1) % 2;
-        if (k + 1 < P::kBk) {
-          load_fragments<P, Layout>(b.a_stage(kt), b.b_stage(kt), t, k + 1, frag_a[next],
-                                    frag_b[next]);
-        } else {
-          // Tile kt + kStages − 1 lands (into tile kt − 1's stage) and tile kt + 1 is awaited
-          // before the barrier, which also tells every warp that tile kt is no longer read.
-          b.land(kt + P::kStages - 1);
-          cp_async_wait<P::kStages - 2>();
-          __syncthreads();
-          load_fragments<P, Layout>(b.a_stage(kt + 1), b.b_stage(kt + 1), t, 0, frag_a[next],
-                                    frag_b[next]);
-        }
-        add_outer_product<P>(acc, frag_a[k % 2], frag_b[k % 2]);
-      }
-    }
-  }
-  cp_async_wait<0>();  // nothing may still be writing shared memory when the block exits
+  if (b.k_tiles > 0) cross_tile_k_loop<P, Layout>(b, t, acc);
   store_c_tile<P>(pipeline_target(args), b.row0, b.col0, t, acc);
 }
 

@@ -90,6 +90,13 @@ struct StraightBlock {
     k_end = min(g.k, k_begin + args.k_slice);
     k_tiles = (k_end - k_begin + P::kBk - 1) / P::kBk;
   }
+  // A block that computes k range [k_begin_, k_end_) of the C tile at (row0_, col0_) (step 16:
+  // a persistent block walks several such segments).
+  __device__ __forceinline__ StraightBlock(const RowMajorGemm& g_, float* smem, int row0_,
+                                           int col0_, int k_begin_, int k_end_)
+      : g(g_), s_a(smem), s_b(smem + P::kStages * kStageA), tid(threadIdx.x), row0(row0_),
+        col0(col0_), k_begin(k_begin_), k_end(k_end_),
+        k_tiles((k_end_ - k_begin_ + P::kBk - 1) / P::kBk) {}
   __device__ __forceinline__ const float* a_stage(int kt) const {
     return s_a + kt % P::kStages * kStageA;
   }
