@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <string>
 
+#include "cuda/gemm/detail/tile_walk_plan.hpp"
 #include "cuda/gemm/ladder/cross_tile_fragments.cuh"
 #include "cuda/gemm/ladder/packed_operands.cuh"
 #include "cuda/gemm/ladder/swizzle_raster.cuh"
@@ -143,27 +144,6 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
 
 namespace {
 
-// How many blocks, how many whole tiles, how many streamed k-tiles: the tiles of the last
-// partial round plus one full round are streamed (as the Hopper family's step 03 plans); with
-// no partial round, or fewer than 2 k-tiles, every tile goes whole. A block gets at least
-// kMinItersPerBlock k-tiles: below that a range is not worth its partial tile.
-struct StreamKPlan {
-  int blocks = 1, whole_tiles = 0;
-  int64_t stream_k_iters = 0;
-};
-
-StreamKPlan plan_stream_k(int slots, int tiles, int k_tiles) {
-  constexpr int64_t kMinItersPerBlock = 4;
-  const int rounds = tiles / slots, tail = tiles % slots;
-  if (tail == 0 || k_tiles < 2) return StreamKPlan{std::max(1, std::min(slots, tiles)), tiles, 0};
-  const int streamed = tail + (rounds > 0 ? slots : 0);
-  const int64_t iters = static_cast<int64_t>(streamed) * k_tiles;
-  const int blocks = rounds > 0 ? slots
-                                : static_cast<int>(std::max<int64_t>(
-                                      1, std::min<int64_t>(slots, iters / kMinItersPerBlock)));
-  return StreamKPlan{blocks, tiles - streamed, iters};
-}
-
 template <typename P, typename Layout, typename Raster>
 constexpr auto kStreamKKernel = stream_k_gemm_kernel<P, Layout, Raster>;
 
@@ -221,12 +201,13 @@ Status launch_stream_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
   args.tiles_m = static_cast<int>(ceil_div(g.m, P::kBm));
   args.tiles_n = static_cast<int>(ceil_div(g.n, P::kBn));
   args.k_tiles = static_cast<int>(ceil_div(g.k, P::kBk));
-  const StreamKPlan plan = plan_stream_k(slots, args.tiles_m * args.tiles_n, args.k_tiles);
+  // The Hopper family's step 03 plan: the last partial round plus one full round streamed.
+  const TileWalkPlan plan = stream_k_tail_plan(slots, args.tiles_m * args.tiles_n, args.k_tiles);
   args.whole_tiles = plan.whole_tiles;
   args.stream_k_iters = plan.stream_k_iters;
   args.partials = reinterpret_cast<float*>(base + layout.copies);
   args.flags = reinterpret_cast<int*>(base + layout.copies + layout.partials);
-  if (plan.stream_k_iters > 0)
+  if (plan.stream_k())
     TILEKIT_CUDA_TRY(cudaMemsetAsync(args.flags, 0, sizeof(int) * plan.blocks, ctx.stream));
   kStreamKKernel<P, Layout, Raster><<<plan.blocks, P::kThreads, pipeline_smem_bytes<P, Layout>(),
                                       ctx.stream>>>(args);

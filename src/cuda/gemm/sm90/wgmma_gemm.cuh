@@ -32,6 +32,7 @@
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/common/per_device_cache.hpp"
 #include "cuda/gemm/detail/tile_order.cuh"
+#include "cuda/gemm/detail/tile_walk_plan.hpp"
 #include "cuda/gemm/sm90/hopper_ptx.cuh"
 #include "cuda/gemm/sm90/tma_operands.hpp"
 #include "cuda/gemm/sm90/wgmma_ops.cuh"
@@ -1033,18 +1034,12 @@ constexpr GemmTypes gemm_types() {
   return GemmTypes{t, t, DType::kF32, Compute::kBF16};
 }
 
-// How a step spreads the tiles over blocks (its Schedule::plan): `blocks` blocks; the walk's
-// first `whole_tiles` tiles whole, round robin; the rest as stream-K k-ranges (step 03).
-struct WgmmaPlan {
-  int blocks = 0;
-  int whole_tiles = 0;
-  int64_t stream_k_iters = 0;
-  bool stream_k() const { return stream_k_iters > 0; }
-};
-
-// Step 02's plan, which steps 03–05 also use: one block per SM (fewer when there are fewer
-// tiles), every tile whole.
-inline WgmmaPlan persistent_plan(int sms, int tiles) { return WgmmaPlan{std::min(sms, tiles), tiles, 0}; }
+// How a step spreads the tiles over blocks (its Schedule::plan): detail/tile_walk_plan.hpp.
+// Step 02's plan, which steps 03–05 also use, is persistent_plan (one block per SM); step 03's,
+// which step 07 also offers, stream_k_tail_plan.
+using WgmmaPlan = TileWalkPlan;
+using cuda::persistent_plan;
+using cuda::stream_k_tail_plan;
 
 // Step 02's schedule, from which every step's schedule derives, declaring only its name, number
 // and what it changes: one block per SM (persistent_plan), tiles walked in groups of 8 tile rows,
@@ -1057,22 +1052,6 @@ struct PersistentSchedule {
   static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
   static WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) { return persistent_plan(sms, tiles); }
 };
-
-// Step 03's plan, which step 07 also offers: the tiles of the last partial round plus one full
-// round are cut into `sms` equal k-ranges (stream-K), the others handed out whole; with no
-// partial round, step 02's plan. Below kMinItersPerBlock k-tiles per block a range is not worth
-// its partial tile.
-inline WgmmaPlan stream_k_tail_plan(int sms, int tiles, int k_tiles) {
-  constexpr int64_t kMinItersPerBlock = 4;
-  const int rounds = tiles / sms, tail = tiles % sms;
-  if (tail == 0 || k_tiles < 2) return persistent_plan(sms, tiles);
-  const int streamed = tail + (rounds > 0 ? sms : 0);
-  const int64_t iters = static_cast<int64_t>(streamed) * k_tiles;
-  const int blocks = rounds > 0 ? sms
-                                : static_cast<int>(std::max<int64_t>(
-                                      1, std::min<int64_t>(sms, iters / kMinItersPerBlock)));
-  return WgmmaPlan{blocks, tiles - streamed, iters};
-}
 
 // `units`: what the walk hands out, tiles or (step 06) groups of kCluster tiles stacked along m.
 template <typename P, int kCluster = 1>
