@@ -180,7 +180,12 @@ StreamKLayout stream_k_layout(const RowMajorGemm& g, int sms) {
   return l;
 }
 
-int sm_count(const DeviceInfo* d) { return d != nullptr && d->sm_count > 0 ? d->sm_count : 132; }
+// The SMs the workspace is sized for. Without the device's figures (none was queried) an H200's
+// 132; the launch counts them itself and refuses a workspace that is too small.
+int sm_count(const DeviceInfo* d) {
+  constexpr int kH200Sms = 132;
+  return d != nullptr && d->sm_count > 0 ? d->sm_count : kH200Sms;
+}
 
 template <typename P, typename Layout, typename Raster>
 Status launch_stream_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
