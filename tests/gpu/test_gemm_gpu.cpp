@@ -402,7 +402,7 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("10_split_k", DType::kF32, 64, 200, 8191), 0)
       << "no split-K kernel registered";
   // Steps 13 and 14 on their own loops (both operands in whole 16-byte chunks) and on their
-  // fallback; step 15 with B read in place and copied.
+  // fallback; step 15 copies A (K-major here) and reads B in place in both.
   for (const char* step : {"13_straight_loop", "14_cross_tile", "15_packed"}) {
     EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8192), 0) << step;
     EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8191), 0) << step;
