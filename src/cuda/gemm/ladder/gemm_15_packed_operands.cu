@@ -41,10 +41,6 @@ struct PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, PackedLoads>, Layo
 
 namespace {
 
-size_t split_bytes(const Slices& s, const RowMajorGemm& g) {
-  return s.count == 1 ? 0 : sizeof(float) * s.count * static_cast<size_t>(g.m) * g.n;
-}
-
 // After packing, step 14's TN kernel runs every problem. Only a copy can have a chunk that
 // straddles the edge of m or n (an operand read in place has whole-chunk rows): it is read whole,
 // its far elements are the copy's zero pad, and they only reach rows or columns of C that are
@@ -54,21 +50,15 @@ Status launch_packed(const GemmProblem& p, const Context& ctx, Workspace ws) {
   RowMajorGemm g = to_row_major(p);
   const PackPlan plan = plan_packs(g);
   const Slices s = slices_for<P>(p, ctx.device);
-  const size_t need = plan.bytes() + split_bytes(s, g);
+  const size_t need = plan.bytes() + split_k_bytes(s, g);
   if (ws.bytes < need)
     return Status(StatusCode::kInternal, "packed operands: workspace of " +
                                              std::to_string(ws.bytes) + " bytes, " +
                                              std::to_string(need) + " needed");
   char* base = static_cast<char*>(ws.data);
   TILEKIT_RETURN_IF_ERROR(pack_operands(&g, plan, base, ctx.stream));
-  PipelineArgs args = whole_k_args(g, P::kBm, P::kBn);
-  if (s.count > 1) {
-    args.k_slice = s.k;
-    args.partials = reinterpret_cast<float*>(base + plan.bytes());
-  }
-  TILEKIT_RETURN_IF_ERROR((launch_pipelined<P, Layout, Raster>(args, s.count, ctx.stream)));
-  if (s.count == 1) return Status::ok();
-  return sum_slices(args.partials, s.count, g, ctx.device, ctx.stream);
+  return launch_slices<P, Layout, Raster>(g, s, reinterpret_cast<float*>(base + plan.bytes()),
+                                          ctx);
 }
 
 template <typename W, int kStages, int kMinBlocks>
@@ -87,7 +77,8 @@ GemmKernel make_packed_entry(int auto_rank) {
   };
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
     const RowMajorGemm g = to_row_major(p);
-    return plan_packs(g).bytes() + split_bytes(slices_for<P>(p, d != nullptr ? d->index : 0), g);
+    const Slices s = slices_for<P>(p, d != nullptr ? d->index : 0);
+    return plan_packs(g).bytes() + split_k_bytes(s, g);
   };
   k.launch = launch_packed<P, Layout, Raster>;
   return k;

@@ -150,12 +150,11 @@ namespace {
 template <typename P, typename Layout, typename Raster>
 constexpr auto kStreamKKernel = stream_k_gemm_kernel<P, Layout, Raster>;
 
-// The blocks that can be resident at once: the SMs times what occupancy allows, at most the
+// The blocks that can be resident at once on `sms` SMs: what occupancy allows an SM, at most the
 // kMinBlocks the registers are capped for (the workspace is sized for that many).
 template <typename P, typename Layout, typename Raster>
-Status resident_slots(int device, int* slots) {
-  int sms = 0, per_sm = 0;
-  TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+Status resident_slots(int sms, int* slots) {
+  int per_sm = 0;
   TILEKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, kStreamKKernel<P, Layout, Raster>, P::kThreads, pipeline_smem_bytes<P, Layout>()));
   if (per_sm < 1)
@@ -166,6 +165,7 @@ Status resident_slots(int device, int* slots) {
 
 // Workspace: the packed copies, then kMinBlocks × SMs partial tiles and as many flags.
 struct StreamKLayout {
+  PackPlan packs;
   size_t copies = 0, partials = 0, flags = 0;
   size_t total() const { return copies + partials + flags; }
 };
@@ -174,7 +174,8 @@ template <typename P>
 StreamKLayout stream_k_layout(const RowMajorGemm& g, int sms) {
   const size_t blocks = static_cast<size_t>(sms) * P::kMinBlocks;
   StreamKLayout l;
-  l.copies = plan_packs(g).bytes();
+  l.packs = plan_packs(g);
+  l.copies = l.packs.bytes();
   l.partials = round_up_256(blocks * P::kThreads * P::kTm * P::kTn * sizeof(float));
   l.flags = round_up_256(blocks * sizeof(int));
   return l;
@@ -192,7 +193,7 @@ Status launch_stream_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
   RowMajorGemm g = to_row_major(p);
   int sms = 0, slots = 0;
   TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device));
-  TILEKIT_RETURN_IF_ERROR((resident_slots<P, Layout, Raster>(ctx.device, &slots)));
+  TILEKIT_RETURN_IF_ERROR((resident_slots<P, Layout, Raster>(sms, &slots)));
   // Context::sm_limit leaves SMs to work beside this kernel (the multi-GPU GEMM's copies).
   if (ctx.sm_limit > 0) slots = std::min(slots, ctx.sm_limit * P::kMinBlocks);
   const StreamKLayout layout = stream_k_layout<P>(g, sms);
@@ -201,8 +202,7 @@ Status launch_stream_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
                                              " bytes, " + std::to_string(layout.total()) +
                                              " needed");
   char* base = static_cast<char*>(ws.data);
-  const PackPlan packs = plan_packs(g);
-  TILEKIT_RETURN_IF_ERROR(pack_operands(&g, packs, base, ctx.stream));
+  TILEKIT_RETURN_IF_ERROR(pack_operands(&g, layout.packs, base, ctx.stream));
   StreamKArgs args{};
   args.g = g;
   args.vec_c = operand_flags(g).vec_c;

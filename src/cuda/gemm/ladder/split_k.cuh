@@ -47,20 +47,33 @@ Slices slices_for(const GemmProblem& p, int device) {
                        p.split_k);
 }
 
+// The workspace `s` takes: one FP32 plane of m × n per slice, none without split-K.
+inline size_t split_k_bytes(const Slices& s, const RowMajorGemm& g) {
+  return s.count == 1 ? 0 : sizeof(float) * s.count * static_cast<size_t>(g.m) * g.n;
+}
+
+// g in s.count slices, their planes at `partials` (split_k_bytes of them; unused with one slice)
+// summed into C in slice order. Steps 10, 13 and 14 launch the operands as the caller stores
+// them, step 15 its packed copies.
+template <typename P, typename Layout, typename Raster>
+Status launch_slices(const RowMajorGemm& g, const Slices& s, float* partials, const Context& ctx) {
+  PipelineArgs args = whole_k_args(g, P::kBm, P::kBn);
+  if (s.count == 1) return launch_pipelined<P, Layout, Raster>(args, 1, ctx.stream);
+  args.k_slice = s.k;
+  args.partials = partials;
+  TILEKIT_RETURN_IF_ERROR((launch_pipelined<P, Layout, Raster>(args, s.count, ctx.stream)));
+  return sum_slices(partials, s.count, g, ctx.device, ctx.stream);
+}
+
 template <typename P, typename Layout, typename Raster>
 Status launch_split_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
   const RowMajorGemm g = to_row_major(p);
   const Slices s = slices_for<P>(p, ctx.device);
-  PipelineArgs args = whole_k_args(g, P::kBm, P::kBn);
-  if (s.count == 1) return launch_pipelined<P, Layout, Raster>(args, 1, ctx.stream);
-  const size_t need = sizeof(float) * s.count * static_cast<size_t>(g.m) * g.n;
+  const size_t need = split_k_bytes(s, g);
   if (ws.bytes < need)
     return Status(StatusCode::kInternal, "split-K: workspace of " + std::to_string(ws.bytes) +
                                              " bytes, " + std::to_string(need) + " needed");
-  args.k_slice = s.k;
-  args.partials = static_cast<float*>(ws.data);
-  TILEKIT_RETURN_IF_ERROR((launch_pipelined<P, Layout, Raster>(args, s.count, ctx.stream)));
-  return sum_slices(args.partials, s.count, g, ctx.device, ctx.stream);
+  return launch_slices<P, Layout, Raster>(g, s, static_cast<float*>(ws.data), ctx);
 }
 
 // A registry entry for a pipelined kernel with split-K: the step names itself in `s`.
@@ -73,12 +86,10 @@ GemmKernel make_split_k_entry(EntrySpec s) {
   k.info.tiling.split_k = -1;  // chosen per shape, or GemmProblem::split_k
   k.info.tiling.max_split_k = static_cast<int>(kMaxKSlices);  // clamp_k_slices
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
-    const Slices s = slices_for<P>(p, d != nullptr ? d->index : 0);
-    return s.count == 1 ? 0 : sizeof(float) * s.count * static_cast<size_t>(p.m) * p.n;
+    return split_k_bytes(slices_for<P>(p, d != nullptr ? d->index : 0), to_row_major(p));
   };
   k.launch = launch_split_k<P, Layout, Raster>;
   return k;
 }
-
 
 }  // namespace tilekit::cuda
