@@ -51,11 +51,12 @@ fi
 
 if command -v compute-sanitizer >/dev/null 2>&1; then
   # Small sizes only: the sanitizer slows kernels down by orders of magnitude (the stream-K
-  # repeat tests run 2100² ten times; the small exact cases cover their partial tiles). The
+  # repeat tests run 2100² or 4097² ten times; the small exact cases and the SM-limit test cover
+  # their partial tiles and step 17's two kernels). The
   # run-time split test runs for five of the fifteen kernels that take a split: the 128×128×16
   # tile of steps 10, 13, 14 and 15, and step 11. Step 10's seven together ran past 230 s under
   # racecheck on the H200.
-  SMALL=${SMALL:-'*__row_NN_*_beta2*_exact:*__row_NN_33x33x33:*__row_TN_132x68x260_*:*__col_NN_7x130x2053_pad:*__row_NN_36x44x4100_*:*__row_NN_65x65x65:*__col_TT_64x33x63_*:*__row_NT_129x65x128_*:CudaGemm.*:CudaReference.*:Device.MemoryRoundTrip:*CudaTranspose*__31x33:*CudaTranspose*__128x96_pad1_0:*CudaTranspose*__4097x17:*CudaDot*__n4097_mixed:*CudaDot*__n1001_mixed_off1:*CudaCopy*__n4097_*:CudaGemm/RunTimeSplitK.*/gemm_cuda_10_split_k_f32_128x128x16*:CudaGemm/RunTimeSplitK.*/gemm_cuda_13_straight_loop_f32_128x128x16*:CudaGemm/RunTimeSplitK.*/gemm_cuda_14_cross_tile_f32_128x128x16*:CudaGemm/RunTimeSplitK.*/gemm_cuda_15_packed_f32_128x128x16*:CudaGemm/RunTimeSplitK.*/gemm_cuda_11_skinny_f32-CudaGemm.StreamKIsBitIdenticalRunToRun:CudaGemm.LadderStreamKIsBitIdenticalRunToRun'}
+  SMALL=${SMALL:-'*__row_NN_*_beta2*_exact:*__row_NN_33x33x33:*__row_TN_132x68x260_*:*__col_NN_7x130x2053_pad:*__row_NN_36x44x4100_*:*__row_NN_65x65x65:*__col_TT_64x33x63_*:*__row_NT_129x65x128_*:CudaGemm.*:CudaReference.*:Device.MemoryRoundTrip:*CudaTranspose*__31x33:*CudaTranspose*__128x96_pad1_0:*CudaTranspose*__4097x17:*CudaDot*__n4097_mixed:*CudaDot*__n1001_mixed_off1:*CudaCopy*__n4097_*:CudaGemm/RunTimeSplitK.*/gemm_cuda_10_split_k_f32_128x128x16*:CudaGemm/RunTimeSplitK.*/gemm_cuda_13_straight_loop_f32_128x128x16*:CudaGemm/RunTimeSplitK.*/gemm_cuda_14_cross_tile_f32_128x128x16*:CudaGemm/RunTimeSplitK.*/gemm_cuda_15_packed_f32_128x128x16*:CudaGemm/RunTimeSplitK.*/gemm_cuda_11_skinny_f32-CudaGemm.StreamKIsBitIdenticalRunToRun:CudaGemm.LadderStreamKIsBitIdenticalRunToRun:CudaGemm.LadderHybridStreamKIsCorrectAndBitIdenticalRunToRun'}
   step "memcheck (small sizes)" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
     --leak-check full "$BIN/tilekit_gpu_tests" --gtest_filter="$SMALL" --gtest_brief=1
   step "racecheck (small sizes)" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \

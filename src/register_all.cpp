@@ -30,6 +30,7 @@
   FILE(gemm_14_cross_tile_fragments) /* the next k-tile's first fragments before the barrier */ \
   FILE(gemm_15_packed_operands)     /* operands copied as whole-chunk k rows: one kernel */     \
   FILE(gemm_16_stream_k)            /* persistent blocks, the last rounds' k-tiles shared */     \
+  FILE(gemm_17_hybrid_stream_k)     /* whole rounds one block a tile, the rest stream-K */       \
   /* the Hopper family, sm_90a (docs/hopper.md) */                                              \
   FILE(gemm_sm90_01_tma_wgmma)      /* TMA ring + wgmma, warp-specialised, tile per block */    \
   FILE(gemm_sm90_02_persistent)     /* persistent blocks, grouped tile order */                 \

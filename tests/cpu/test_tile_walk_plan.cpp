@@ -1,6 +1,6 @@
 // The persistent tile walk's plan (src/cuda/gemm/detail/tile_walk_plan.hpp): which tiles go to
 // the blocks whole and how many k-tiles are shared as stream-K ranges. Host code only, used by
-// the Hopper family's steps 02, 03, 07 and the SIMT ladder's step 16.
+// the Hopper family's steps 02, 03, 07 and the SIMT ladder's steps 16 and 17.
 #include <gtest/gtest.h>
 
 #include "cuda/gemm/detail/tile_walk_plan.hpp"
@@ -54,6 +54,30 @@ TEST(TileWalkPlan, FewTilesShareTheirKTilesAmongAtMostOneBlockPerFourKTiles) {
   const TileWalkPlan wide = stream_k_tail_plan(132, 64, 1024);  // 256×8192×8192, 128×256 tiles
   EXPECT_EQ(wide.blocks, 132);
   expect_covers(wide, 64, 1024);
+}
+
+// Step 17 at 4096² with 128×256 tiles on 132 slots: three rounds run whole, and the partial round's
+// 116 tiles (more than half the slots) are streamed alone.
+TEST(TileWalkPlan, HybridStreamsAFullEnoughPartialRoundAlone) {
+  const TileWalkPlan p = hybrid_plan(132, 512, 512);
+  EXPECT_EQ(p.blocks, 132);
+  EXPECT_EQ(p.whole_tiles, 396);
+  expect_covers(p, 512, 512);
+  EXPECT_GE(p.stream_k_iters / p.blocks, 512 / 2);  // half a tile a block or more
+}
+
+// A thin partial round (10 of 132 slots) goes with the last full round, as in step 16; no
+// partial round, one k-tile, or fewer tiles than slots: as stream_k_tail_plan.
+TEST(TileWalkPlan, HybridStreamsAThinPartialRoundWithTheLastFullRound) {
+  const TileWalkPlan thin = hybrid_plan(132, 406, 512);
+  EXPECT_EQ(thin.whole_tiles, 264);
+  expect_covers(thin, 406, 512);
+  EXPECT_FALSE(hybrid_plan(132, 264, 512).stream_k());
+  EXPECT_EQ(hybrid_plan(132, 264, 512).whole_tiles, 264);
+  EXPECT_FALSE(hybrid_plan(132, 200, 1).stream_k());
+  const TileWalkPlan few = hybrid_plan(132, 128, 256);  // 2048² with 128×256 tiles
+  EXPECT_EQ(few.whole_tiles, 0);
+  expect_covers(few, 128, 256);
 }
 
 }  // namespace

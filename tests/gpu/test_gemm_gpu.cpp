@@ -418,6 +418,66 @@ TEST(CudaGemm, LadderStreamKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("16_stream_k", DType::kF32, 2100, 2100, 256), 0);
 }
 
+// Step 17 runs the whole rounds in one kernel and streams the rest in a second that may overlap
+// it. 2048×3840 has 240 tiles of 128×256 on the H200's 132 slots (or 480 of 128×128 on 264): its
+// partial round is streamed alone; 4097² (561 and 1089 tiles) has a thin one, streamed with the
+// last full round. Correct against the reference, and the same bits every run.
+TEST(CudaGemm, LadderHybridStreamKIsCorrectAndBitIdenticalRunToRun) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  int tested = 0;
+  for (const GemmKernel* kernel : cuda_kernels()) {
+    if (kernel == nullptr || kernel->info.id.find("17_hybrid") == std::string::npos) continue;
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{2048, 3840}, {4097, 4097}}) {
+      GemmCase c;
+      c.m = m;
+      c.n = n;
+      c.k = 520;
+      c.beta = -0.5f;
+      c.seed = test_seed();
+      const CaseResult r = run_gemm_case(c, Context::cuda(0), kernel);
+      ASSERT_FALSE(r.skipped) << kernel->info.id << " refuses " << c.describe();
+      EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
+          << kernel->info.id << " " << c.describe() << ": " << r.message();
+      ++tested;
+    }
+  }
+  EXPECT_GT(tested, 0) << "no step-17 kernel registered";
+  EXPECT_GT(expect_bit_identical_runs("17_hybrid", DType::kF32, 2048, 3840, 520), 0);
+  EXPECT_GT(expect_bit_identical_runs("17_hybrid", DType::kF32, 4097, 4097, 520), 0);
+}
+
+// Context::sm_limit shrinks the slots steps 16 and 17 plan for, so small problems take every path
+// the large ones do. 300×700 is 9 tiles of 128×256 (one block an SM) or 18 of 128×128 (two): on
+// 2, 4 and 5 SMs step 17 streams a partial round alone (9 on 2 and 5 slots, 18 on 4 and 10) or a
+// thin one with the last full round (9 on 4, 18 on 8), and step 16 streams 18 tiles on 4, 8 and
+// 10 slots. Small enough for the sanitizers.
+TEST(CudaGemm, LadderStreamKIsCorrectUnderAnSmLimit) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  int tested = 0;
+  for (const GemmKernel* kernel : cuda_kernels()) {
+    if (kernel == nullptr || (kernel->info.id.find("16_stream_k") == std::string::npos &&
+                              kernel->info.id.find("17_hybrid") == std::string::npos))
+      continue;
+    for (int limit : {2, 4, 5}) {
+      GemmCase c;
+      c.m = 300;
+      c.n = 700;
+      c.k = 300;
+      c.beta = 0.5f;
+      c.seed = test_seed();
+      Context ctx = Context::cuda(0);
+      ctx.sm_limit = limit;
+      const CaseResult r = run_gemm_case(c, ctx, kernel);
+      ASSERT_FALSE(r.skipped) << kernel->info.id << " refuses " << c.describe();
+      ++tested;
+      EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
+          << kernel->info.id << " " << c.describe() << ", sm_limit " << limit << ": "
+          << r.message();
+    }
+  }
+  EXPECT_GT(tested, 0) << "no step-16 or step-17 kernel registered";
+}
+
 // Step 10 sums its planes four columns a thread where C's rows allow (n and ldc multiples of 4, C
 // 16-byte aligned) and one element a thread elsewhere. Both add in plane order and round alike:
 // the same problem with C one float off that alignment gives the same bits (beta != 0, so C is

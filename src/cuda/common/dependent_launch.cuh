@@ -50,12 +50,13 @@ Status kernel_waits_for_previous_grid(int device, bool* waits) {
   return Status::ok();
 }
 
-// kKernel<<<grid, block, 0, stream>>>(args...), as a programmatic dependent of the work before
-// it on `stream` when the kernel holds wait_for_previous_grid (an ordinary launch otherwise). A
-// failed launch is reported as "launch of `name`" (cudaLaunchKernelEx returns the error itself).
+// kKernel<<<grid, block, smem_bytes, stream>>>(args...), as a programmatic dependent of the work
+// before it on `stream` when the kernel holds wait_for_previous_grid (an ordinary launch
+// otherwise). A failed launch is reported as "launch of `name`" (cudaLaunchKernelEx returns the
+// error itself).
 template <auto kKernel, typename... Args>
-Status launch_as_dependent(const char* name, dim3 grid, dim3 block, cudaStream_t stream,
-                           int device, Args... args) {
+Status launch_as_dependent(const char* name, dim3 grid, dim3 block, size_t smem_bytes,
+                           cudaStream_t stream, int device, Args... args) {
   bool waits = false;
   TILEKIT_RETURN_IF_ERROR(kernel_waits_for_previous_grid<kKernel>(device, &waits));
   cudaLaunchAttribute early{};
@@ -64,6 +65,7 @@ Status launch_as_dependent(const char* name, dim3 grid, dim3 block, cudaStream_t
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
+  config.dynamicSmemBytes = smem_bytes;
   config.stream = stream;
   config.attrs = &early;
   config.numAttrs = waits ? 1 : 0;

@@ -1,5 +1,5 @@
 // tile_walk_plan.hpp — how a persistent grid shares a GEMM's tiles among its blocks (host only):
-// the Hopper family's steps 02, 03 and 07 and the SIMT ladder's step 16 plan alike.
+// the Hopper family's steps 02, 03 and 07 and the SIMT ladder's steps 16 and 17 plan alike.
 #pragma once
 
 #include <algorithm>
@@ -35,6 +35,18 @@ inline TileWalkPlan stream_k_tail_plan(int slots, int tiles, int k_tiles) {
                                 : static_cast<int>(std::max<int64_t>(
                                       1, std::min<int64_t>(slots, iters / kMinItersPerBlock)));
   return TileWalkPlan{blocks, tiles - streamed, iters};
+}
+
+// Step 17: the whole rounds go to a kernel of one block per tile, and what is left is streamed.
+// A partial round that fills at least half the slots is streamed alone: each block then takes
+// half a tile's k-tiles or more, so no tile is cut more than three ways. A thinner one is
+// streamed with the last full round (stream_k_tail_plan), lest its few tiles be cut among many
+// blocks, each adding the partial tiles of the next in turn.
+inline TileWalkPlan hybrid_plan(int slots, int tiles, int k_tiles) {
+  const int rounds = tiles / slots, tail = tiles % slots;
+  if (rounds > 0 && tail > 0 && k_tiles >= 2 && 2 * tail >= slots)
+    return TileWalkPlan{slots, tiles - tail, static_cast<int64_t>(tail) * k_tiles};
+  return stream_k_tail_plan(slots, tiles, k_tiles);
 }
 
 }  // namespace tilekit::cuda

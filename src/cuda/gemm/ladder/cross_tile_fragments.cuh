@@ -50,11 +50,14 @@ __device__ __forceinline__ void cross_tile_k_loop(StraightBlock<P, Layout, kTran
   cp_async_wait<0>();  // nothing may still be writing shared memory afterwards
 }
 
-template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB>
+// kAllowDependents: the next grid on the stream may start from the first block on (step 17's
+// stream-K kernel, which takes other tiles); otherwise only split-K's sum (step 10).
+template <typename P, typename Layout, typename Raster, bool kTransA, bool kTransB,
+          bool kAllowDependents = false>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     cross_tile_gemm_kernel(PipelineArgs args) {
   extern __shared__ float4 smem_words[];
-  if (args.partials != nullptr) allow_dependent_launch();  // split-K: step 10
+  if (kAllowDependents || args.partials != nullptr) allow_dependent_launch();
   StraightBlock<P, Layout, kTransA, kTransB> b(args, reinterpret_cast<float*>(smem_words), Raster{});
   const ThreadOrigin t = thread_origin<P>();
   float acc[P::kTm][P::kTn] = {};

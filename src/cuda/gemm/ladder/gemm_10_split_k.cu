@@ -119,13 +119,13 @@ Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, int 
   if (g.n % 4 == 0 && g.ldc % 4 == 0 && reinterpret_cast<uintptr_t>(g.c) % sizeof(float4) == 0) {
     const unsigned quads = static_cast<unsigned>(plane / 4);
     return launch_as_dependent<sum_slices_float4_kernel>(
-        "sum_slices_float4_kernel", sum_blocks(quads), kSumThreads, stream, device,
+        "sum_slices_float4_kernel", sum_blocks(quads), kSumThreads, 0, stream, device,
         reinterpret_cast<const float4*>(partials), slices, quads, static_cast<unsigned>(g.n / 4),
         g.c, g.ldc, g.alpha, g.beta);
   }
   return launch_as_dependent<sum_slices_kernel>("sum_slices_kernel", sum_blocks(plane),
-                                                kSumThreads, stream, device, partials, slices, g.m,
-                                                g.n, g.c, g.ldc, g.alpha, g.beta);
+                                                kSumThreads, 0, stream, device, partials, slices,
+                                                g.m, g.n, g.c, g.ldc, g.alpha, g.beta);
 }
 
 // gemm.cuda.10_split_k.f32.<tile>_w<warps>_t<thread tile>_s<stages>_splitk

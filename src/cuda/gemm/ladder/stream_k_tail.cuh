@@ -1,0 +1,239 @@
+// stream_k_tail.cuh — the stream-K walk of ladder steps 16 and 17: blocks that share k-ranges of
+// the last tiles, publish the partial tiles they do not finish and add the others' in a fixed
+// order (bit-identical run to run, no float atomics in C), over step 15's packed operands and
+// step 14's loop. Step 16 runs the whole tiles in the same persistent kernel; step 17 in step
+// 15's one-block-per-tile kernel, before it on the stream.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include <string>
+
+#include "cuda/common/dependent_launch.cuh"
+#include "cuda/gemm/detail/tile_walk_plan.hpp"
+#include "cuda/gemm/ladder/cross_tile_fragments.cuh"
+#include "cuda/gemm/ladder/packed_operands.cuh"
+
+namespace tilekit::cuda {
+
+struct StreamKArgs {
+  RowMajorGemm g;  // packed: A stored as k rows of m (trans_a), B as k rows of n
+  bool vec_c;
+  int tiles_m, tiles_n, k_tiles;
+  int whole_tiles;         // the first tiles of the walk, handed out whole, round robin
+  int64_t stream_k_iters;  // k-tiles of the other tiles, end to end, cut into gridDim.x ranges
+  float* partials;         // one partial C tile per block
+  int* flags;              // one per block: set once its partial tile is published (zeroed first)
+};
+
+// k-tiles [k_begin, k_end) of the walk's tile `tile`.
+struct StreamKSegment {
+  int tile, k_begin, k_end;
+};
+
+// Where block b's stream-K range starts, in k-tiles of the streamed tiles (b = gridDim.x: end).
+__device__ __forceinline__ int64_t stream_k_begin(const StreamKArgs& a, int b) {
+  const int64_t per_block = a.stream_k_iters / gridDim.x, extra = a.stream_k_iters % gridDim.x;
+  return b * per_block + min(static_cast<int64_t>(b), extra);
+}
+
+// Thread threadIdx.x's accumulators in block b's slot, element (i, j) kThreads floats apart, so
+// that a warp's stores and loads are contiguous.
+template <typename P>
+__device__ __forceinline__ float* partial_slot(const StreamKArgs& a, int b) {
+  return a.partials + static_cast<size_t>(b) * P::kThreads * P::kTm * P::kTn + threadIdx.x;
+}
+
+// Through L2 (st.cg), fenced, then the flag: another SM reads the slot once the flag is set.
+template <typename P>
+__device__ void publish_partial(const StreamKArgs& a, const float (&acc)[P::kTm][P::kTn]) {
+  float* slot = partial_slot<P>(a, blockIdx.x);
+#pragma unroll
+  for (int i = 0; i < P::kTm; ++i)
+#pragma unroll
+    for (int j = 0; j < P::kTn; ++j) __stcg(slot + (i * P::kTn + j) * P::kThreads, acc[i][j]);
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) atomicExch(a.flags + blockIdx.x, 1);
+}
+
+// Adds the partial tiles of the blocks below this one that hold k-tiles [0, seg.k_begin) of the
+// segment's tile, nearest block first: a fixed order, so the sum is the same every run.
+template <typename P>
+__device__ void add_partials(const StreamKArgs& a, float (&acc)[P::kTm][P::kTn],
+                             const StreamKSegment& seg) {
+  const int64_t tile_start = static_cast<int64_t>(seg.tile - a.whole_tiles) * a.k_tiles;
+  for (int b = blockIdx.x - 1, covered = seg.k_begin; covered > 0; --b) {
+    if (threadIdx.x == 0) {
+      const volatile int* flag = a.flags + b;
+      while (*flag == 0) {
+      }
+      __threadfence();
+    }
+    __syncthreads();
+    const float* slot = partial_slot<P>(a, b);
+#pragma unroll
+    for (int i = 0; i < P::kTm; ++i)
+#pragma unroll
+      for (int j = 0; j < P::kTn; ++j) acc[i][j] += __ldcg(slot + (i * P::kTn + j) * P::kThreads);
+    const int64_t piece_start = stream_k_begin(a, b) - tile_start;
+    covered = piece_start > 0 ? static_cast<int>(piece_start) : 0;
+  }
+}
+
+// One segment: its k-tiles through step 14's loop, then either its partial tile published (the
+// tile's last k-tile is another block's) or the tile finished and stored.
+template <typename P, typename Layout, typename Raster>
+__device__ __forceinline__ void run_segment(const StreamKArgs& a, float* smem,
+                                            const ThreadOrigin& t, const StreamKSegment& seg) {
+  const TileCoord tile = Raster::tile(seg.tile, a.tiles_m, a.tiles_n);
+  const int k_begin = seg.k_begin * P::kBk, k_end = min(a.g.k, seg.k_end * P::kBk);
+  __syncthreads();  // the previous segment's warps may still read its last stage
+  StraightBlock<P, Layout, true, false> b(a.g, smem, tile.m * P::kBm, tile.n * P::kBn, k_begin,
+                                          k_end);
+  float acc[P::kTm][P::kTn] = {};
+  if (b.k_tiles > 0) cross_tile_k_loop<P, Layout>(b, t, acc);
+  if (seg.k_end < a.k_tiles) {
+    publish_partial<P>(a, acc);
+    return;
+  }
+  if (seg.k_begin > 0) add_partials<P>(a, acc, seg);
+  const RowMajorGemm& g = a.g;
+  store_c_tile<P>(CTarget{g.c, g.ldc, g.m, g.n, g.alpha, g.beta, a.vec_c}, b.row0, b.col0, t, acc);
+}
+
+// Block b's stream-K range, from the last segment back to the first: the partial tile a block
+// publishes (at the end of its range) is the first thing it computes, and a tile it finishes (at
+// the start) the last, by when the lower-numbered block holding the rest has long published it.
+template <typename P, typename Layout, typename Raster>
+__device__ __forceinline__ void walk_stream_k_range(const StreamKArgs& args, float* smem,
+                                                    const ThreadOrigin& t) {
+  const int64_t begin = stream_k_begin(args, blockIdx.x);
+  for (int64_t end = stream_k_begin(args, blockIdx.x + 1); end > begin;) {
+    const int tile = static_cast<int>((end - 1) / args.k_tiles);
+    const int64_t tile_start = static_cast<int64_t>(tile) * args.k_tiles;
+    const int64_t from = max(begin, tile_start);
+    run_segment<P, Layout, Raster>(
+        args, smem, t,
+        StreamKSegment{args.whole_tiles + tile, static_cast<int>(from - tile_start),
+                       static_cast<int>(end - tile_start)});
+    end = from;
+  }
+}
+
+// Step 16 (kWholeTilesBefore false): a block's whole tiles, then its stream-K range. Step 17
+// (true): the whole tiles were another kernel's, the grid before this one on the stream, which
+// this one may overlap (a programmatic dependent); it waits for that grid before it ends, so
+// that what follows on the stream finds C complete. Blocks wait only for lower-numbered blocks,
+// which were scheduled first.
+template <typename P, typename Layout, typename Raster, bool kWholeTilesBefore>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
+    stream_k_gemm_kernel(StreamKArgs args) {
+  extern __shared__ float4 smem_words[];
+  float* smem = reinterpret_cast<float*>(smem_words);
+  const ThreadOrigin t = thread_origin<P>();
+  if constexpr (!kWholeTilesBefore) {
+    for (int tile = blockIdx.x; tile < args.whole_tiles; tile += gridDim.x)
+      run_segment<P, Layout, Raster>(args, smem, t, StreamKSegment{tile, 0, args.k_tiles});
+  }
+  if (args.stream_k_iters > 0) walk_stream_k_range<P, Layout, Raster>(args, smem, t);
+  if constexpr (kWholeTilesBefore) wait_for_previous_grid();
+}
+
+// Host side.
+
+template <typename P, typename Layout, typename Raster, bool kWholeTilesBefore>
+constexpr auto kStreamKKernel = stream_k_gemm_kernel<P, Layout, Raster, kWholeTilesBefore>;
+
+// The blocks that can be resident at once on `sms` SMs: what occupancy allows an SM, at most the
+// kMinBlocks the registers are capped for (the workspace is sized for that many).
+template <typename P, typename Layout, typename Raster, bool kWholeTilesBefore>
+Status resident_slots(int sms, int* slots) {
+  int per_sm = 0;
+  TILEKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, kStreamKKernel<P, Layout, Raster, kWholeTilesBefore>, P::kThreads,
+      pipeline_smem_bytes<P, Layout>()));
+  if (per_sm < 1)
+    return Status(StatusCode::kInternal, "stream-K: occupancy gives no resident block");
+  *slots = sms * std::min(per_sm, P::kMinBlocks);
+  return Status::ok();
+}
+
+// Workspace: the packed copies, then kMinBlocks × SMs partial tiles and as many flags.
+struct StreamKLayout {
+  PackPlan packs;
+  size_t copies = 0, partials = 0, flags = 0;
+  size_t total() const { return copies + partials + flags; }
+};
+
+template <typename P>
+inline StreamKLayout stream_k_layout(const RowMajorGemm& g, int sms) {
+  const size_t blocks = static_cast<size_t>(sms) * P::kMinBlocks;
+  StreamKLayout l;
+  l.packs = plan_packs(g);
+  l.copies = l.packs.bytes();
+  l.partials = round_up_256(blocks * P::kThreads * P::kTm * P::kTn * sizeof(float));
+  l.flags = round_up_256(blocks * sizeof(int));
+  return l;
+}
+
+// The SMs the workspace is sized for. Without the device's figures (none was queried) an H200's
+// 132; the launch counts them itself and refuses a workspace that is too small.
+inline int workspace_sm_count(const DeviceInfo* d) {
+  constexpr int kH200Sms = 132;
+  return d != nullptr && d->sm_count > 0 ? d->sm_count : kH200Sms;
+}
+
+// What both steps' launches begin with: the operands (packed where step 15 packs them), the
+// blocks that can be resident, and the workspace's layout, checked against its size.
+struct StreamKLaunch {
+  RowMajorGemm g;
+  int slots = 0;
+  StreamKLayout layout;
+  char* base = nullptr;
+  int tiles = 0, k_tiles = 0;
+};
+
+template <typename P, typename Layout, typename Raster, bool kWholeTilesBefore>
+Status prepare_stream_k(const GemmProblem& p, const Context& ctx, Workspace ws,
+                        StreamKLaunch* out) {
+  out->g = to_row_major(p);
+  int sms = 0;
+  TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device));
+  TILEKIT_RETURN_IF_ERROR((resident_slots<P, Layout, Raster, kWholeTilesBefore>(sms, &out->slots)));
+  // Context::sm_limit leaves SMs to work beside this kernel (the multi-GPU GEMM's copies).
+  if (ctx.sm_limit > 0) out->slots = std::min(out->slots, ctx.sm_limit * P::kMinBlocks);
+  out->layout = stream_k_layout<P>(out->g, sms);
+  if (ws.bytes < out->layout.total())
+    return Status(StatusCode::kInternal, "stream-K: workspace of " + std::to_string(ws.bytes) +
+                                             " bytes, " + std::to_string(out->layout.total()) +
+                                             " needed");
+  out->base = static_cast<char*>(ws.data);
+  TILEKIT_RETURN_IF_ERROR(pack_operands(&out->g, out->layout.packs, out->base, ctx.stream));
+  out->tiles = static_cast<int>(ceil_div(out->g.m, P::kBm) * ceil_div(out->g.n, P::kBn));
+  out->k_tiles = static_cast<int>(ceil_div(out->g.k, P::kBk));
+  return Status::ok();
+}
+
+// The stream-K kernel's arguments for `plan`, with its flags zeroed on the stream where it
+// streams any k-tiles.
+template <typename P>
+Status stream_k_args(const StreamKLaunch& l, const TileWalkPlan& plan, cudaStream_t stream,
+                     StreamKArgs* args) {
+  *args = StreamKArgs{};
+  args->g = l.g;
+  args->vec_c = operand_flags(l.g).vec_c;
+  args->tiles_m = static_cast<int>(ceil_div(l.g.m, P::kBm));
+  args->tiles_n = static_cast<int>(ceil_div(l.g.n, P::kBn));
+  args->k_tiles = l.k_tiles;
+  args->whole_tiles = plan.whole_tiles;
+  args->stream_k_iters = plan.stream_k_iters;
+  args->partials = reinterpret_cast<float*>(l.base + l.layout.copies);
+  args->flags = reinterpret_cast<int*>(l.base + l.layout.copies + l.layout.partials);
+  if (plan.stream_k())
+    TILEKIT_CUDA_TRY(cudaMemsetAsync(args->flags, 0, sizeof(int) * plan.blocks, stream));
+  return Status::ok();
+}
+
+}  // namespace tilekit::cuda
