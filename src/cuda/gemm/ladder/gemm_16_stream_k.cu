@@ -50,26 +50,9 @@ Status launch_stream_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
 
 template <typename P, typename Layout, typename Raster>
 GemmKernel make_stream_k_entry(int auto_rank) {
-  EntrySpec s = cuda_spec("ladder", "16_stream_k", 16);
-  s.suffix = P::suffix();
-  s.tiling = P::tiling();
-  s.tiling.schedule = TileSchedule::kStreamK;
-  s.requirements = "any shape, layout, op and ld (32-bit offsets, the packed copies too)";
-  s.auto_rank = auto_rank;
-  GemmKernel k = make_entry<GemmProblem>(s);
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
-    return check_packed_indexing(p);
-  };
-  k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
-    return stream_k_layout<P>(to_row_major(p), workspace_sm_count(d)).total();
-  };
-  k.initialize = [](const GemmProblem&, const Context&, Workspace) -> Status {
-    constexpr size_t bytes = pipeline_smem_bytes<P, Layout>();
-    if constexpr (bytes > 48 * 1024)
-      TILEKIT_CUDA_TRY(cudaFuncSetAttribute(kStep16Kernel<P, Layout, Raster>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(bytes)));
-    return Status::ok();
+  GemmKernel k = stream_k_entry<P>("16_stream_k", 16, auto_rank);
+  k.initialize = [](const GemmProblem&, const Context&, Workspace) {
+    return opt_into_stream_k_smem<P, Layout, Raster, false>();
   };
   k.resources = [](KernelResources* out) {
     return kernel_resources(reinterpret_cast<const void*>(kStep16Kernel<P, Layout, Raster>),

@@ -71,27 +71,10 @@ Status launch_hybrid(const GemmProblem& p, const Context& ctx, Workspace ws) {
 
 template <typename P, typename Layout, typename Raster>
 GemmKernel make_hybrid_entry(int auto_rank) {
-  EntrySpec s = cuda_spec("ladder", "17_hybrid", 17);
-  s.suffix = P::suffix();
-  s.tiling = P::tiling();
-  s.tiling.schedule = TileSchedule::kStreamK;
-  s.requirements = "any shape, layout, op and ld (32-bit offsets, the packed copies too)";
-  s.auto_rank = auto_rank;
-  GemmKernel k = make_entry<GemmProblem>(s);
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
-    return check_packed_indexing(p);
-  };
-  k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
-    return stream_k_layout<P>(to_row_major(p), workspace_sm_count(d)).total();
-  };
+  GemmKernel k = stream_k_entry<P>("17_hybrid", 17, auto_rank);
   k.initialize = [](const GemmProblem&, const Context&, Workspace) -> Status {
     TILEKIT_RETURN_IF_ERROR((opt_into_pipeline_smem<P, Layout, Raster>()));
-    constexpr size_t bytes = pipeline_smem_bytes<P, Layout>();
-    if constexpr (bytes > 48 * 1024)
-      TILEKIT_CUDA_TRY(cudaFuncSetAttribute(kTailKernel<P, Layout, Raster>,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(bytes)));
-    return Status::ok();
+    return opt_into_stream_k_smem<P, Layout, Raster, true>();
   };
   k.resources = [](KernelResources* out) {  // the whole rounds' kernel: most of the work
     return kernel_resources(

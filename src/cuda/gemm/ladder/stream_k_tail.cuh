@@ -236,4 +236,35 @@ Status stream_k_args(const StreamKLaunch& l, const TileWalkPlan& plan, cudaStrea
   return Status::ok();
 }
 
+// Above 48 KB the stream-K kernel's shared memory must be opted into (the entries' `initialize`).
+template <typename P, typename Layout, typename Raster, bool kWholeTilesBefore>
+Status opt_into_stream_k_smem() {
+  constexpr size_t bytes = pipeline_smem_bytes<P, Layout>();
+  if constexpr (bytes > 48 * 1024)
+    TILEKIT_CUDA_TRY(cudaFuncSetAttribute(kStreamKKernel<P, Layout, Raster, kWholeTilesBefore>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(bytes)));
+  return Status::ok();
+}
+
+// The registry entry both steps start from: name, tiling, step 15's limits (the packed copies'
+// offsets) and the workspace above. The step sets `initialize`, `resources` and `launch`.
+template <typename P>
+GemmKernel stream_k_entry(const char* step, int number, int auto_rank) {
+  EntrySpec s = cuda_spec("ladder", step, number);
+  s.suffix = P::suffix();
+  s.tiling = P::tiling();
+  s.tiling.schedule = TileSchedule::kStreamK;
+  s.requirements = "any shape, layout, op and ld (32-bit offsets, the packed copies too)";
+  s.auto_rank = auto_rank;
+  GemmKernel k = make_entry<GemmProblem>(s);
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
+    return check_packed_indexing(p);
+  };
+  k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) -> size_t {
+    return stream_k_layout<P>(to_row_major(p), workspace_sm_count(d)).total();
+  };
+  return k;
+}
+
 }  // namespace tilekit::cuda
