@@ -3,6 +3,9 @@
 // the Hopper family's steps 02, 03, 07 and the SIMT ladder's steps 16 and 17.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "cuda/gemm/detail/tile_walk_plan.hpp"
 
 namespace tilekit::cuda {
@@ -78,6 +81,83 @@ TEST(TileWalkPlan, HybridStreamsAThinPartialRoundWithTheLastFullRound) {
   const TileWalkPlan few = hybrid_plan(132, 128, 256);  // 2048² with 128×256 tiles
   EXPECT_EQ(few.whole_tiles, 0);
   expect_covers(few, 128, 256);
+}
+
+// One piece as a block computes it, in the order it computes them.
+struct WalkedPiece {
+  int block;
+  StreamKPiece piece;
+};
+
+// Walks every block's range as the stream-K kernels do (last_stream_k_piece from the range's end)
+// and checks what their correctness rests on: every streamed tile's k-tiles computed exactly once;
+// a block publishes at most one partial tile (it has one slot) and only as its first piece, before
+// it waits for anyone; the block holding a tile's last k-tile finishes it, and its sum over the
+// blocks below, nearest first (k_tiles_left_below), visits exactly the tile's other pieces, each
+// ending where the sum has reached, and stops when nothing is left.
+void expect_sound_walk(const TileWalkPlan& plan, int tiles, int k_tiles) {
+  if (!plan.stream_k()) return;
+  const int streamed = tiles - plan.whole_tiles;
+  std::vector<std::vector<WalkedPiece>> by_tile(streamed);
+  for (int b = 0; b < plan.blocks; ++b) {
+    const int64_t begin = stream_k_range_begin(plan.stream_k_iters, plan.blocks, b);
+    int64_t end = stream_k_range_begin(plan.stream_k_iters, plan.blocks, b + 1);
+    ASSERT_LT(begin, end) << "block " << b << " has no k-tiles";
+    for (bool first = true; end > begin; first = false) {
+      const StreamKPiece p = last_stream_k_piece(begin, end, k_tiles);
+      ASSERT_GE(p.tile, 0);
+      ASSERT_LT(p.tile, streamed);
+      ASSERT_LT(p.k_begin, p.k_end);
+      if (p.k_end < k_tiles) EXPECT_TRUE(first) << "block " << b << " publishes a later piece";
+      by_tile[p.tile].push_back({b, p});
+      end -= p.k_end - p.k_begin;
+    }
+  }
+  for (int tile = 0; tile < streamed; ++tile) {
+    std::vector<WalkedPiece> pieces = by_tile[tile];
+    std::sort(pieces.begin(), pieces.end(), [](const WalkedPiece& x, const WalkedPiece& y) {
+      return x.piece.k_begin < y.piece.k_begin;
+    });
+    int reached = 0;
+    for (const WalkedPiece& w : pieces) {
+      ASSERT_EQ(w.piece.k_begin, reached) << "tile " << tile;
+      reached = w.piece.k_end;
+    }
+    ASSERT_EQ(reached, k_tiles) << "tile " << tile;
+    const WalkedPiece& finisher = pieces.back();
+    size_t added = 0;
+    for (int b = finisher.block - 1, covered = finisher.piece.k_begin; covered > 0; --b) {
+      ASSERT_GE(b, 0);
+      const auto held = std::find_if(pieces.begin(), pieces.end(), [&](const WalkedPiece& w) {
+        return w.block == b && w.piece.k_end == covered;
+      });
+      ASSERT_NE(held, pieces.end()) << "tile " << tile << ": block " << b << " holds no piece ending at " << covered;
+      covered = k_tiles_left_below(plan.stream_k_iters, plan.blocks, b, tile, k_tiles);
+      EXPECT_EQ(covered, held->piece.k_begin);
+      ++added;
+    }
+    EXPECT_EQ(added, pieces.size() - 1) << "tile " << tile;
+  }
+}
+
+// Both plans over slot counts of 1 to 4 blocks on 1 to 132 SMs, tile counts around their rounds
+// and k-tile counts from 1 to 512.
+TEST(TileWalkPlan, StreamKWalksComputeEveryKTileOnceAndFinishEveryTile) {
+  int walked = 0;
+  for (int slots : {1, 2, 3, 4, 5, 7, 10, 64, 132, 264, 396, 528})
+    for (int tiles : {1, 2, 3, 5, 9, 17, 63, 64, 65, 100, 131, 132, 133, 200, 264, 300, 406, 512,
+                      561, 1089})
+      for (int k_tiles : {1, 2, 3, 4, 5, 7, 16, 33, 257, 512})
+        for (const TileWalkPlan& plan :
+             {stream_k_tail_plan(slots, tiles, k_tiles), hybrid_plan(slots, tiles, k_tiles)}) {
+          SCOPED_TRACE(::testing::Message() << slots << " slots, " << tiles << " tiles, "
+                                            << k_tiles << " k-tiles");
+          expect_covers(plan, tiles, k_tiles);
+          expect_sound_walk(plan, tiles, k_tiles);
+          if (::testing::Test::HasFatalFailure()) return;
+          walked += plan.stream_k();
+        }
+  EXPECT_GT(walked, 1000);
 }
 
 }  // namespace

@@ -34,8 +34,7 @@ struct StreamKSegment {
 
 // Where block b's stream-K range starts, in k-tiles of the streamed tiles (b = gridDim.x: end).
 __device__ __forceinline__ int64_t stream_k_begin(const StreamKArgs& a, int b) {
-  const int64_t per_block = a.stream_k_iters / gridDim.x, extra = a.stream_k_iters % gridDim.x;
-  return b * per_block + min(static_cast<int64_t>(b), extra);
+  return stream_k_range_begin(a.stream_k_iters, gridDim.x, b);
 }
 
 // Thread threadIdx.x's accumulators in block b's slot, element (i, j) kThreads floats apart, so
@@ -63,7 +62,7 @@ __device__ void publish_partial(const StreamKArgs& a, const float (&acc)[P::kTm]
 template <typename P>
 __device__ void add_partials(const StreamKArgs& a, float (&acc)[P::kTm][P::kTn],
                              const StreamKSegment& seg) {
-  const int64_t tile_start = static_cast<int64_t>(seg.tile - a.whole_tiles) * a.k_tiles;
+  const int streamed_tile = seg.tile - a.whole_tiles;
   for (int b = blockIdx.x - 1, covered = seg.k_begin; covered > 0; --b) {
     if (threadIdx.x == 0) {
       const volatile int* flag = a.flags + b;
@@ -77,8 +76,7 @@ __device__ void add_partials(const StreamKArgs& a, float (&acc)[P::kTm][P::kTn],
     for (int i = 0; i < P::kTm; ++i)
 #pragma unroll
       for (int j = 0; j < P::kTn; ++j) acc[i][j] += __ldcg(slot + (i * P::kTn + j) * P::kThreads);
-    const int64_t piece_start = stream_k_begin(a, b) - tile_start;
-    covered = piece_start > 0 ? static_cast<int>(piece_start) : 0;
+    covered = k_tiles_left_below(a.stream_k_iters, gridDim.x, b, streamed_tile, a.k_tiles);
   }
 }
 
@@ -111,14 +109,11 @@ __device__ __forceinline__ void walk_stream_k_range(const StreamKArgs& args, flo
                                                     const ThreadOrigin& t) {
   const int64_t begin = stream_k_begin(args, blockIdx.x);
   for (int64_t end = stream_k_begin(args, blockIdx.x + 1); end > begin;) {
-    const int tile = static_cast<int>((end - 1) / args.k_tiles);
-    const int64_t tile_start = static_cast<int64_t>(tile) * args.k_tiles;
-    const int64_t from = max(begin, tile_start);
+    const StreamKPiece piece = last_stream_k_piece(begin, end, args.k_tiles);
     run_segment<P, Layout, Raster>(
         args, smem, t,
-        StreamKSegment{args.whole_tiles + tile, static_cast<int>(from - tile_start),
-                       static_cast<int>(end - tile_start)});
-    end = from;
+        StreamKSegment{args.whole_tiles + piece.tile, piece.k_begin, piece.k_end});
+    end -= piece.k_end - piece.k_begin;
   }
 }
 
