@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdint>
-
 #include <string>
 
 #include "cuda/common/dependent_launch.cuh"
