@@ -131,7 +131,8 @@ void expect_sound_walk(const TileWalkPlan& plan, int tiles, int k_tiles) {
       const auto held = std::find_if(pieces.begin(), pieces.end(), [&](const WalkedPiece& w) {
         return w.block == b && w.piece.k_end == covered;
       });
-      ASSERT_NE(held, pieces.end()) << "tile " << tile << ": block " << b << " holds no piece ending at " << covered;
+      ASSERT_NE(held, pieces.end())
+          << "tile " << tile << ": block " << b << " holds no piece ending at " << covered;
       covered = k_tiles_left_below(plan.stream_k_iters, plan.blocks, b, tile, k_tiles);
       EXPECT_EQ(covered, held->piece.k_begin);
       ++added;

@@ -78,13 +78,15 @@ TILEKIT_WALK_FN StreamKPiece last_stream_k_piece(int64_t begin, int64_t end, int
   const int tile = static_cast<int>((end - 1) / k_tiles);
   const int64_t tile_start = static_cast<int64_t>(tile) * k_tiles;
   const int64_t from = begin > tile_start ? begin : tile_start;
-  return StreamKPiece{tile, static_cast<int>(from - tile_start), static_cast<int>(end - tile_start)};
+  return StreamKPiece{tile, static_cast<int>(from - tile_start),
+                      static_cast<int>(end - tile_start)};
 }
 
 // For the block finishing streamed tile `tile`, which adds the lower blocks' partial tiles
 // nearest first: once block b's is added, the tile's k-tiles still to add are [0, this).
 TILEKIT_WALK_FN int k_tiles_left_below(int64_t iters, int blocks, int b, int tile, int k_tiles) {
-  const int64_t start = stream_k_range_begin(iters, blocks, b) - static_cast<int64_t>(tile) * k_tiles;
+  const int64_t start =
+      stream_k_range_begin(iters, blocks, b) - static_cast<int64_t>(tile) * k_tiles;
   return start > 0 ? static_cast<int>(start) : 0;
 }
 
