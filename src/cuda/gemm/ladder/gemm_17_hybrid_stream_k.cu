@@ -6,7 +6,7 @@
 //           bounds, shared-memory addresses): 128×256×8's k-loop encodes 1223 stall cycles there
 //           against 1166 in step 15's kernel (scripts/sass-loop.sh), and that policy ran 4–6%
 //           below step 15. Here the tiles of the whole rounds run the loop of step 15, and the
-//           stream-K kernel's slower loop (1187) only the last round's share. Which tiles are
+//           stream-K kernel's slower loop (1183) only the last round's share. Which tiles are
 //           streamed: hybrid_plan (tile_walk_plan.hpp), the partial round alone when it fills
 //           half the SMs' slots or more, else with the last full round.
 // Requires: float32; sm_80+ (sm_90 for the overlap: below that the second kernel starts after
