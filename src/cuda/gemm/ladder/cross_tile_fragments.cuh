@@ -72,6 +72,17 @@ struct CrossTileKernel {
   }
 };
 
+// The kernels of a policy whose operands were packed (steps 15 and 17): this step's kernel for A
+// stored transposed and B not, the one layout the copies leave.
+template <typename P, typename Layout, typename Raster, bool kAllowDependents = false>
+struct PackedOperandKernels {
+  static PipelinedKernelFn at(int) {
+    return cross_tile_gemm_kernel<P, Layout, Raster, true, false, kAllowDependents>;
+  }
+  static PipelinedKernelFn for_args(const PipelineArgs&) { return at(0); }
+  static constexpr int kCount = 1;
+};
+
 // Whole-chunk operands run this step's kernel; the others step 10's (WholeChunkKernels).
 template <typename W, int kStages, int kMinBlocks, typename Layout, typename Raster>
 struct PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, CrossTileLoads>, Layout, Raster>

@@ -30,14 +30,8 @@ struct PackedLoads {};
 
 // One kernel for every launch: step 14's with both operands' memory rows along k.
 template <typename W, int kStages, int kMinBlocks, typename Layout, typename Raster>
-struct PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, PackedLoads>, Layout, Raster> {
-  static PipelinedKernelFn at(int) {
-    return cross_tile_gemm_kernel<PipelinePolicy<W, kStages, kMinBlocks, PackedLoads>, Layout,
-                                  Raster, true, false>;
-  }
-  static PipelinedKernelFn for_args(const PipelineArgs&) { return at(0); }
-  static constexpr int kCount = 1;
-};
+struct PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, PackedLoads>, Layout, Raster>
+    : PackedOperandKernels<PipelinePolicy<W, kStages, kMinBlocks, PackedLoads>, Layout, Raster> {};
 
 namespace {
 

@@ -29,14 +29,9 @@ struct HybridLoads {};
 // The whole rounds' kernel: step 15's (packed operands, A stored transposed, B not), letting
 // the stream-K kernel start from its first block on.
 template <typename W, int kStages, int kMinBlocks, typename Layout, typename Raster>
-struct PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, HybridLoads>, Layout, Raster> {
-  static PipelinedKernelFn at(int) {
-    return cross_tile_gemm_kernel<PipelinePolicy<W, kStages, kMinBlocks, HybridLoads>, Layout,
-                                  Raster, true, false, true>;
-  }
-  static PipelinedKernelFn for_args(const PipelineArgs&) { return at(0); }
-  static constexpr int kCount = 1;
-};
+struct PipelineKernels<PipelinePolicy<W, kStages, kMinBlocks, HybridLoads>, Layout, Raster>
+    : PackedOperandKernels<PipelinePolicy<W, kStages, kMinBlocks, HybridLoads>, Layout, Raster,
+                           true> {};
 
 namespace {
 
