@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cuda/common/dependent_launch.cuh"
+#include "cuda/common/per_device_cache.hpp"
 #include "cuda/gemm/detail/tile_walk_plan.hpp"
 #include "cuda/gemm/ladder/cross_tile_fragments.cuh"
 #include "cuda/gemm/ladder/packed_operands.cuh"
@@ -140,16 +141,22 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
 template <typename P, typename Layout, typename Raster, bool kWholeTilesBefore>
 constexpr auto kStreamKKernel = stream_k_gemm_kernel<P, Layout, Raster, kWholeTilesBefore>;
 
-// The blocks that can be resident at once on `sms` SMs: what occupancy allows an SM, at most the
-// kMinBlocks the registers are capped for (the workspace is sized for that many).
+// The blocks that can be resident at once on `device`'s `sms` SMs: what occupancy allows an SM,
+// at most the kMinBlocks the registers are capped for (the workspace is sized for that many).
+// Occupancy is asked once per device (the launch is timed; `initialize` has opted into the
+// shared memory by then).
 template <typename P, typename Layout, typename Raster, bool kWholeTilesBefore>
-Status resident_slots(int sms, int* slots) {
+Status resident_slots(int device, int sms, int* slots) {
+  static PerDeviceCache blocks_per_sm;
   int per_sm = 0;
-  TILEKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, kStreamKKernel<P, Layout, Raster, kWholeTilesBefore>, P::kThreads,
-      pipeline_smem_bytes<P, Layout>()));
-  if (per_sm < 1)
-    return Status(StatusCode::kInternal, "stream-K: occupancy gives no resident block");
+  TILEKIT_RETURN_IF_ERROR(blocks_per_sm.get(device, &per_sm, [](int* out) {
+    TILEKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        out, kStreamKKernel<P, Layout, Raster, kWholeTilesBefore>, P::kThreads,
+        pipeline_smem_bytes<P, Layout>()));
+    if (*out < 1)
+      return Status(StatusCode::kInternal, "stream-K: occupancy gives no resident block");
+    return Status::ok();
+  }));
   *slots = sms * std::min(per_sm, P::kMinBlocks);
   return Status::ok();
 }
@@ -195,7 +202,8 @@ Status prepare_stream_k(const GemmProblem& p, const Context& ctx, Workspace ws,
   out->g = to_row_major(p);
   int sms = 0;
   TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device));
-  TILEKIT_RETURN_IF_ERROR((resident_slots<P, Layout, Raster, kWholeTilesBefore>(sms, &out->slots)));
+  TILEKIT_RETURN_IF_ERROR(
+      (resident_slots<P, Layout, Raster, kWholeTilesBefore>(ctx.device, sms, &out->slots)));
   // Context::sm_limit leaves SMs to work beside this kernel (the multi-GPU GEMM's copies).
   if (ctx.sm_limit > 0) out->slots = std::min(out->slots, ctx.sm_limit * P::kMinBlocks);
   out->layout = stream_k_layout<P>(out->g, sms);
