@@ -77,7 +77,6 @@ __global__ void __launch_bounds__(kThreadsX * kThreadsY) transpose_vectorized_ke
     transpose_tile<false>(t, s_tile, r0, c0);
 }
 
-
 TransposeKernel transpose_vectorized_entry() {
   EntrySpec s = cuda_spec("ladder", "06_vectorized", 6);
   s.suffix = "64x64";
@@ -93,16 +92,7 @@ TransposeKernel transpose_vectorized_entry() {
   k.launch = [](const TransposeProblem& p, const Context& ctx, Workspace) -> Status {
     TransposeArgs t;
     TILEKIT_RETURN_IF_ERROR(to_transpose_args(p, &t));
-    const dim3 grid(static_cast<unsigned>((t.rows + kTile - 1) / kTile),
-                    static_cast<unsigned>((t.cols + kTile - 1) / kTile));
-    const dim3 block(kThreadsX, kThreadsY);
-    const bool aligned = aligned16(t.a) && aligned16(t.b) && t.lda % 4 == 0 && t.ldb % 4 == 0;
-    if (aligned)
-      transpose_vectorized_kernel<true><<<grid, block, 0, ctx.stream>>>(t);
-    else
-      transpose_vectorized_kernel<false><<<grid, block, 0, ctx.stream>>>(t);
-    TILEKIT_CUDA_CHECK_LAUNCH("transpose_vectorized_kernel");
-    return Status::ok();
+    return transpose_vectorized(t, ctx.stream);
   };
   k.resources = [](KernelResources* out) {
     return kernel_resources(reinterpret_cast<const void*>(&transpose_vectorized_kernel<true>),
@@ -112,6 +102,19 @@ TransposeKernel transpose_vectorized_entry() {
 }
 
 }  // namespace
+
+Status transpose_vectorized(const TransposeArgs& t, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((t.rows + kTile - 1) / kTile),
+                  static_cast<unsigned>((t.cols + kTile - 1) / kTile));
+  const dim3 block(kThreadsX, kThreadsY);
+  const bool aligned = aligned16(t.a) && aligned16(t.b) && t.lda % 4 == 0 && t.ldb % 4 == 0;
+  if (aligned)
+    transpose_vectorized_kernel<true><<<grid, block, 0, stream>>>(t);
+  else
+    transpose_vectorized_kernel<false><<<grid, block, 0, stream>>>(t);
+  TILEKIT_CUDA_CHECK_LAUNCH("transpose_vectorized_kernel");
+  return Status::ok();
+}
 
 void register_transpose_06_vectorized(Registry& r) {
   r.add(transpose_vectorized_entry());

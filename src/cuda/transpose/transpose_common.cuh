@@ -6,7 +6,6 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/kernel_entry.hpp"
-#include "cuda/common/kernel_entry.hpp"
 
 namespace tilekit::cuda {
 
@@ -27,6 +26,11 @@ inline Status to_transpose_args(const TransposeProblem& p, TransposeArgs* out) {
                        static_cast<int>(p.lda), p.b, static_cast<int>(p.ldb)};
   return Status::ok();
 }
+
+// Step 06's transpose (transpose_06_vectorized.cu), for other kernels' copies too (step 15's
+// packed operands): float4 accesses on interior tiles when a, b, lda and ldb allow them. Needs
+// t.cols ≤ 65535 · 64.
+Status transpose_vectorized(const TransposeArgs& t, cudaStream_t stream);
 
 inline Status needs_multiple(const TransposeProblem& p, int tile) {
   if (p.rows % tile || p.cols % tile)

@@ -1,5 +1,7 @@
 // packed_operands.cu — step 15's copies (packed_operands.cuh): one transpose-or-copy kernel
-// into k rows of whole 16-byte chunks, and the plan of which operands need it.
+// into k rows of whole 16-byte chunks, and the plan of which operands need it. An aligned
+// source that needs a transpose goes through the transpose ladder's step 06 (float4 on both
+// sides); the rest through the 32×32 kernel below.
 #include "cuda/gemm/ladder/packed_operands.cuh"
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/gemm/ladder/branch_free_loads.cuh"
+#include "cuda/transpose/transpose_common.cuh"
 
 namespace tilekit::cuda {
 namespace {
@@ -47,8 +50,28 @@ __global__ void __launch_bounds__(kPackTile * kPackRows)
   }
 }
 
+// The transposing copy of an aligned source by step 06's float4 transpose: the source is `outer`
+// rows of k, the copy k rows of `outer`; the copy's pad columns (outer … ld_dst − 1) are zeroed
+// apart, as the transpose writes only the matrix.
+bool vector_transpose_fits(const float* src, int ld, int k) {
+  constexpr int kTile = 64;  // step 06's tile: k tiles go in grid.y
+  return aligned16(src) && ld % 4 == 0 && (k + kTile - 1) / kTile <= 65535;
+}
+
+Status pack_by_vector_transpose(const float* src, int ld, int k, int outer, float* dst,
+                                int ld_dst, cudaStream_t stream) {
+  TILEKIT_RETURN_IF_ERROR(transpose_vectorized(TransposeArgs{outer, k, src, ld, dst, ld_dst},
+                                               stream));
+  if (ld_dst > outer)
+    TILEKIT_CUDA_TRY(cudaMemset2DAsync(dst + outer, sizeof(float) * ld_dst, 0,
+                                       sizeof(float) * (ld_dst - outer), k, stream));
+  return Status::ok();
+}
+
 Status pack_k_rows(const float* src, int ld, bool src_k_rows, int k, int outer, float* dst,
                    int ld_dst, cudaStream_t stream) {
+  if (!src_k_rows && vector_transpose_fits(src, ld, k))
+    return pack_by_vector_transpose(src, ld, k, outer, dst, ld_dst, stream);
   const unsigned k_tiles = static_cast<unsigned>((k + kPackTile - 1) / kPackTile);
   const dim3 grid(static_cast<unsigned>((ld_dst + kPackTile - 1) / kPackTile),
                   std::min(k_tiles, 65535u));
