@@ -202,10 +202,11 @@ Status prepare_stream_k(const GemmProblem& p, const Context& ctx, Workspace ws,
   out->g = to_row_major(p);
   int sms = 0;
   TILEKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device));
+  // Context::sm_limit leaves SMs to work beside this kernel (the multi-GPU GEMM's copies); the
+  // dispatcher sized the workspace for that many SMs (dispatch.hpp), so the layout follows it.
+  if (ctx.sm_limit > 0) sms = std::min(sms, ctx.sm_limit);
   TILEKIT_RETURN_IF_ERROR(
       (resident_slots<P, Layout, Raster, kWholeTilesBefore>(ctx.device, sms, &out->slots)));
-  // Context::sm_limit leaves SMs to work beside this kernel (the multi-GPU GEMM's copies).
-  if (ctx.sm_limit > 0) out->slots = std::min(out->slots, ctx.sm_limit * P::kMinBlocks);
   out->layout = stream_k_layout<P>(out->g, sms);
   if (ws.bytes < out->layout.total())
     return Status(StatusCode::kInternal, "stream-K: workspace of " + std::to_string(ws.bytes) +
