@@ -5,14 +5,17 @@
 # FMA pipe busy, instructions, registers, occupancy, shared-memory bank conflicts, DRAM
 # throughput and the largest stall reasons of each GEMM kernel.
 #
-# Usage: scripts/ncu-ladder.sh [BIN_DIR] [OUT_DIR]   (default build/bin, $OUT or ./ncu-ladder-logs)
+# Usage: scripts/ncu-ladder.sh [BIN_DIR | PACK.txz] [OUT_DIR]   (default build/bin; a pack made by
+#        scripts/pack-gpu-bin.sh with tilekit in it; OUT_DIR: default $OUT or ./ncu-ladder-logs)
 # Environment: CASES, space-separated MxNxK:KERNEL_ID pairs (default: the missed rows of
 #        docs/results.md, "Step 17 on the H200 and in the shipped table", each beside cuBLAS).
 # Needs ncu and a GPU. Clocks stay as they are (--clock-control none). Every kernel a call
 # launches is profiled (the input fills, the packed copies and the GEMM's own kernels); the
 # table marks the fills and shows the rest.
 set -uo pipefail
-BIN=${1:-build/bin}
+# shellcheck source=gpu-bin-lib.sh
+. "$(dirname "$0")/gpu-bin-lib.sh"
+BIN=$(resolve_bin "${1:-build/bin}") || exit 1
 OUTDIR=${2:-${OUT:-ncu-ladder-logs}}
 mkdir -p "$OUTDIR"
 
