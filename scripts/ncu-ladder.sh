@@ -11,7 +11,7 @@
 #        docs/results.md, "Step 17 on the H200 and in the shipped table", each beside cuBLAS).
 # Needs ncu and a GPU. Clocks stay as they are (--clock-control none). Every kernel a call
 # launches is profiled (the input fills, the packed copies and the GEMM's own kernels); the
-# table marks the fills and shows the rest.
+# table (scripts/ncu_ladder_table.py, into OUT_DIR/ncu-ladder.md) marks the fills.
 set -uo pipefail
 # shellcheck source=gpu-bin-lib.sh
 . "$(dirname "$0")/gpu-bin-lib.sh"
@@ -46,82 +46,4 @@ for case in ${CASES:-$DEFAULT_CASES}; do
   fi
 done
 
-python3 - "$OUTDIR" <<'PY' | tee "$OUTDIR/ncu-ladder.md"
-import csv, glob, os, re, sys
-
-COLUMNS = [  # (heading, metric, scale, format)
-    ("ms", "gpu__time_duration.sum", 1e-6, "{:.3f}"),  # in ns after UNIT_SCALE
-    ("FMA pipe %", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 1, "{:.1f}"),
-    ("SM busy %", "sm__throughput.avg.pct_of_peak_sustained_elapsed", 1, "{:.1f}"),
-    ("DRAM %", "dram__throughput.avg.pct_of_peak_sustained_elapsed", 1, "{:.1f}"),
-    ("inst (G)", "smsp__inst_executed.sum", 1e-9, "{:.3f}"),
-    ("regs", "launch__registers_per_thread", 1, "{:.0f}"),
-    ("occ %", "sm__warps_active.avg.pct_of_peak_sustained_active", 1, "{:.1f}"),
-    ("conflicts ld/st", None, 1, ""),
-]
-UNIT_SCALE = {"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
-STALL = re.compile(r"smsp__average_warps?_issue_stalled_(\w+?)_per_issue_active\.ratio$")
-
-
-def number(text):
-    try:
-        return float(str(text).replace(",", ""))
-    except ValueError:
-        return None
-
-
-def kernels(path):
-    """(kernel name, {metric: value}) per profiled launch, values in the file's units."""
-    with open(path) as f:
-        lines = [l for l in f if l.startswith('"')]
-    if len(lines) < 3:
-        return []
-    rows = list(csv.reader(lines))
-    head, units = rows[0], rows[1]
-    out = []
-    for r in rows[2:]:
-        vals = {h: (v, u) for h, v, u in zip(head, r, units)}
-        out.append((vals.get("Kernel Name", ("?", ""))[0], vals))
-    return out
-
-
-def cell(vals, metric, scale, fmt):
-    if metric not in vals:
-        return "-"
-    v, unit = vals[metric]
-    x = number(v)
-    if x is None:
-        return v
-    if metric == "gpu__time_duration.sum":
-        x *= UNIT_SCALE.get(unit, 1)
-    return fmt.format(x * scale)
-
-
-def stalls(vals, top=4):
-    found = []
-    for name, (v, _) in vals.items():
-        m, x = STALL.search(name), number(v)
-        if m and x:
-            found.append((x, m.group(1)))
-    return ", ".join(f"{n} {x:.2f}" for x, n in sorted(found, reverse=True)[:top]) or "-"
-
-
-print("| shape | kernel id | launched kernel | " + " | ".join(c[0] for c in COLUMNS) +
-      " | top stalls (cycles per issued instruction) |")
-print("|---|---|---|" + "---|" * len(COLUMNS) + "---|")
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "ncu-*.csv"))):
-    shape, _, kid = os.path.basename(path)[4:-4].partition("-")
-    for name, vals in kernels(path):
-        short = re.sub(r"\(.*", "", name)[:48]
-        if re.search(r"fill|random|curand|philox", name, re.I):
-            short += " (input fill)"
-        cells = []
-        for heading, metric, scale, fmt in COLUMNS:
-            if metric is None:
-                ld = cell(vals, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1, "{:.0f}")
-                st = cell(vals, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1, "{:.0f}")
-                cells.append(f"{ld} / {st}")
-            else:
-                cells.append(cell(vals, metric, scale, fmt))
-        print(f"| {shape} | `{kid}` | `{short}` | " + " | ".join(cells) + f" | {stalls(vals)} |")
-PY
+python3 "$(dirname "$0")/ncu_ladder_table.py" "$OUTDIR" | tee "$OUTDIR/ncu-ladder.md"
