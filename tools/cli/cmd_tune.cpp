@@ -2,9 +2,11 @@
 // device's tune cache (docs/tuning.md); `--show` prints the cache and what auto would choose.
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -43,7 +45,32 @@ struct TuneJob {
   Op op_a = Op::kN, op_b = Op::kN;
   bench::GemmShape shape;
   std::vector<const GemmKernel*> candidates;  // the own kernels of the types (--kernels: named)
+  // Where the harness reports its steps within this shape (shape_heartbeat); empty: nowhere.
+  std::function<void(int, int, const std::string&)> progress;
 };
+
+// Progress within one shape, for shapes that take minutes (a 16384³ job runs every candidate on
+// a 1 GB C and verifies it): nothing for the first kQuiet, then the harness's current step at
+// most every kEvery. The lines are indented, so the "[i/N]" line of each finished shape stays the
+// only kind that starts with '['. The state travels with the function (copies share it).
+constexpr std::chrono::seconds kQuiet{15}, kEvery{15};
+
+std::function<void(int, int, const std::string&)> shape_heartbeat(std::string label) {
+  using Clock = std::chrono::steady_clock;
+  struct State {
+    std::string label;
+    Clock::time_point start = Clock::now(), last = start;
+  };
+  auto state = std::make_shared<State>();
+  state->label = std::move(label);
+  return [state](int, int, const std::string& step) {
+    const auto now = Clock::now();
+    if (now - state->start < kQuiet || now - state->last < kEvery) return;
+    state->last = now;
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - state->start);
+    std::cerr << "  ... " << state->label << " (" << seconds.count() << " s): " << step << "\n";
+  };
+}
 
 Status split_list(const std::string& text, const std::string& what, std::vector<std::string>* out) {
   out->clear();
@@ -151,6 +178,11 @@ std::string ops_name(Op a, Op b) {
   return std::string(a == Op::kN ? "N" : "T") + (b == Op::kN ? "N" : "T");
 }
 
+// "NN 4096x4096x4096 f32": a job as the progress lines name it.
+std::string job_label(const TuneJob& j) {
+  return ops_name(j.op_a, j.op_b) + " " + j.shape.str() + " " + types_tag(j.types);
+}
+
 std::string ms(double s) {
   std::ostringstream o;
   o << std::setprecision(4) << s * 1e3 << " ms";
@@ -218,6 +250,7 @@ bench::GemmBenchConfig job_config(const TuneJob& j, const TuneOptions& o, const 
   cfg.op_b = j.op_b;
   cfg.seed = o.seed;
   cfg.cancel = SigintGuard::flag();
+  cfg.progress = j.progress;
   return cfg;
 }
 
@@ -329,7 +362,7 @@ Status plan_jobs(const TuneOptions& o, Backend backend, std::vector<TuneJob>* jo
       continue;
     }
     for (const auto& [a, b] : ops)
-      for (const auto& s : shapes) jobs->push_back({t, a, b, s, candidates});
+      for (const auto& s : shapes) jobs->push_back({t, a, b, s, candidates, {}});
   }
   if (jobs->empty())
     return invalid_argument(std::string("tune: no own kernel") +
@@ -366,7 +399,9 @@ int run_tune(const TuneOptions& o) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   int written = 0, failed = 0, done = 0;
-  for (const TuneJob& j : jobs) {
+  for (const TuneJob& listed : jobs) {
+    TuneJob j = listed;
+    j.progress = shape_heartbeat(job_label(j));
     if (elapsed() >= o.budget) {
       std::cerr << "tilekit: budget of " << o.budget << " s spent; " << done << " of "
                 << jobs.size() << " shape(s) tuned\n";
@@ -380,8 +415,7 @@ int run_tune(const TuneOptions& o) {
     if (!s) break;
     ++done;
     failed += r.failed;
-    std::cerr << "[" << done << "/" << jobs.size() << "] " << ops_name(j.op_a, j.op_b) << " "
-              << j.shape.str() << " " << types_tag(j.types) << ": "
+    std::cerr << "[" << done << "/" << jobs.size() << "] " << job_label(j) << ": "
               << (r.have_winner ? r.winner.kernel +
                                       (r.winner.split_k ? " split-k " + std::to_string(r.winner.split_k) : "") +
                                       " " + ms(r.winner.time_s)
@@ -672,13 +706,15 @@ int run_evaluate(const TuneOptions& o) {
   std::optional<SigintGuard> sigint(std::in_place);  // Ctrl-C ends the loop, keeping its rows
   std::vector<EvalRow> rows;
   int failed = 0;
-  for (const TuneJob& j : jobs) {
+  for (const TuneJob& listed : jobs) {
+    TuneJob j = listed;
+    j.progress = shape_heartbeat(job_label(j));
     EvalRow r;
     s = evaluate_job(j, o, ctx, &r, &failed);
     if (!s) break;
     rows.push_back(r);
-    std::cerr << "[" << rows.size() << "/" << jobs.size() << "] " << ops_name(j.op_a, j.op_b) << " "
-              << j.shape.str() << " " << types_tag(j.types) << ": auto " << r.auto_kernel << " ("
+    std::cerr << "[" << rows.size() << "/" << jobs.size() << "] " << job_label(j) << ": auto "
+              << r.auto_kernel << " ("
               << r.source << ") " << ms(r.auto_s) << ", fastest " << r.best_kernel << " "
               << ms(r.best_s) << ", x" << std::setprecision(3) << r.ratio() << " paired (x"
               << (r.sweep_best_s > 0 ? r.sweep_auto_s / r.sweep_best_s : 0)
