@@ -49,11 +49,12 @@ struct TuneJob {
   std::function<void(int, int, const std::string&)> progress;
 };
 
-// Progress within one shape, for shapes that take minutes (a 16384³ job runs every candidate on
-// a 1 GB C and verifies it): nothing for the first kQuiet, then the harness's current step at
-// most every kEvery. The lines are indented, so the "[i/N]" line of each finished shape stays the
-// only kind that starts with '['. The state travels with the function (copies share it).
-constexpr std::chrono::seconds kQuiet{15}, kEvery{15};
+// Progress within one shape, for shapes that take minutes (a 16384³ job runs every candidate
+// on a 1 GB C and verifies it): nothing for the first kHeartbeatQuiet, then the harness's
+// current step at most every kHeartbeatEvery. The lines are indented, so the "[i/N]" line of
+// each finished shape stays the only kind that starts with '['. The state travels with the
+// function (copies share it).
+constexpr std::chrono::seconds kHeartbeatQuiet{15}, kHeartbeatEvery{15};
 
 std::function<void(int, int, const std::string&)> shape_heartbeat(std::string label) {
   using Clock = std::chrono::steady_clock;
@@ -65,7 +66,7 @@ std::function<void(int, int, const std::string&)> shape_heartbeat(std::string la
   state->label = std::move(label);
   return [state](int, int, const std::string& step) {
     const auto now = Clock::now();
-    if (now - state->start < kQuiet || now - state->last < kEvery) return;
+    if (now - state->start < kHeartbeatQuiet || now - state->last < kHeartbeatEvery) return;
     state->last = now;
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - state->start);
     std::cerr << "  ... " << state->label << " (" << seconds.count() << " s): " << step << "\n";
