@@ -19,7 +19,7 @@ COLUMNS = [  # (heading, metric, scale, format)
     ("ms", "gpu__time_duration.sum", 1e-6, "{:.3f}"),  # in ns after UNIT_SCALE
     ("FMA pipe %", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 1, "{:.1f}"),
     ("SM busy %", "sm__throughput.avg.pct_of_peak_sustained_elapsed", 1, "{:.1f}"),
-    ("DRAM %", "dram__throughput.avg.pct_of_peak_sustained_elapsed", 1, "{:.1f}"),
+    ("DRAM %", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", 1, "{:.1f}"),
     ("inst (G)", "smsp__inst_executed.sum", 1e-9, "{:.3f}"),
     ("regs", "launch__registers_per_thread", 1, "{:.0f}"),
     ("occ %", "sm__warps_active.avg.pct_of_peak_sustained_active", 1, "{:.1f}"),
