@@ -78,9 +78,21 @@ TEST(TileWalkPlan, HybridStreamsAThinPartialRoundWithTheLastFullRound) {
   EXPECT_FALSE(hybrid_plan(132, 264, 512).stream_k());
   EXPECT_EQ(hybrid_plan(132, 264, 512).whole_tiles, 264);
   EXPECT_FALSE(hybrid_plan(132, 200, 1).stream_k());
-  const TileWalkPlan few = hybrid_plan(132, 128, 256);  // 2048² with 128×256 tiles
+  const TileWalkPlan few = hybrid_plan(132, 100, 256);  // fewer tiles than slots: all streamed
   EXPECT_EQ(few.whole_tiles, 0);
-  expect_covers(few, 128, 256);
+  expect_covers(few, 100, 256);
+}
+
+// A partial round that fills 95% of the slots or more runs whole, with or without full rounds
+// before it: 2048² with 128×256 tiles is 128 tiles on 132 slots.
+TEST(TileWalkPlan, HybridRunsANearlyFullPartialRoundWhole) {
+  for (int tiles : {128, 132 + 128, 5 * 132 + 126}) {
+    const TileWalkPlan p = hybrid_plan(132, tiles, 256);
+    EXPECT_FALSE(p.stream_k()) << tiles;
+    EXPECT_EQ(p.whole_tiles, tiles);
+  }
+  EXPECT_TRUE(hybrid_plan(132, 125, 256).stream_k());  // 94.7%: streamed
+  EXPECT_TRUE(hybrid_plan(132, 132 + 125, 256).stream_k());
 }
 
 // One piece as a block computes it, in the order it computes them.

@@ -450,7 +450,8 @@ TEST(CudaGemm, LadderHybridStreamKIsCorrectAndBitIdenticalRunToRun) {
 // the large ones do. 300×700 is 9 tiles of 128×256 (one block an SM) or 18 of 128×128 (two): on
 // 2, 4 and 5 SMs step 17 streams a partial round alone (9 on 2 and 5 slots, 18 on 4 and 10) or a
 // thin one with the last full round (9 on 4, 18 on 8), and step 16 streams 18 tiles on 4, 8 and
-// 10 slots. Small enough for the sanitizers.
+// 10 slots. On 20 SMs, 2432×256 is 19 tiles of 128×256 on 20 slots (38 of 128×128 on 40): a
+// partial round that fills 95% of them, which step 17 runs whole. Small enough for the sanitizers.
 TEST(CudaGemm, LadderStreamKIsCorrectUnderAnSmLimit) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   int tested = 0;
@@ -458,10 +459,13 @@ TEST(CudaGemm, LadderStreamKIsCorrectUnderAnSmLimit) {
     if (kernel == nullptr || (kernel->info.id.find("16_stream_k") == std::string::npos &&
                               kernel->info.id.find("17_hybrid") == std::string::npos))
       continue;
-    for (int limit : {2, 4, 5}) {
+    for (auto [limit, m, n] : {std::tuple<int, int64_t, int64_t>{2, 300, 700},
+                               {4, 300, 700},
+                               {5, 300, 700},
+                               {20, 2432, 256}}) {
       GemmCase c;
-      c.m = 300;
-      c.n = 700;
+      c.m = m;
+      c.n = n;
       c.k = 300;
       c.beta = 0.5f;
       c.seed = test_seed();

@@ -8,7 +8,8 @@
 //           below step 15. Here the tiles of the whole rounds run the loop of step 15, and the
 //           stream-K kernel's slower loop (1183) only the last round's share. Which tiles are
 //           streamed: hybrid_plan (tile_walk_plan.hpp), the partial round alone when it fills
-//           half the SMs' slots or more, else with the last full round.
+//           half the SMs' slots or more, else with the last full round; none when it fills 95%
+//           of them or more (2048² with 128×256 tiles: 128 of 132), where streaming lost.
 // Requires: float32; sm_80+ (sm_90 for the overlap: below that the second kernel starts after
 //           the first); any m, n, k >= 0; any layout, op and ld (32-bit offsets, the packed copies
 //           too). Workspace: step 16's (the packed copies, a partial tile and a flag a block).
