@@ -15,6 +15,35 @@
 
 namespace tilekit::bench {
 
+namespace {
+
+std::string reference_key(const Context& ctx, const GemmProblem& p, uint64_t seed) {
+  std::ostringstream key;
+  key << static_cast<int>(ctx.backend) << ' ' << ctx.device << ' ' << p.m << 'x' << p.n << 'x'
+      << p.k << ' ' << types_tag(p.types) << ' ' << static_cast<int>(p.layout) << ' '
+      << static_cast<int>(p.op_a) << static_cast<int>(p.op_b) << ' ' << p.lda << ' ' << p.ldb
+      << ' ' << p.ldc << ' ' << p.alpha << ' ' << p.beta << ' ' << seed;
+  return key.str();
+}
+
+}  // namespace
+
+Status ReferenceCache::get(const Context& ctx, const GemmProblem& p, uint64_t seed,
+                           const std::function<void()>& before_computing,
+                           const GemmReference** out) {
+  const std::string key = reference_key(ctx, p, seed);
+  if (const auto it = kept_.find(key); it != kept_.end()) {
+    *out = &it->second;
+    return Status::ok();
+  }
+  if (before_computing) before_computing();
+  GemmReference ref;
+  TILEKIT_RETURN_IF_ERROR(compute_gemm_reference(ctx, p, &ref));
+  ++computed_;
+  *out = &(kept_[key] = std::move(ref));
+  return Status::ok();
+}
+
 std::string GemmShape::str() const {
   if (m == n && n == k) return std::to_string(m);
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
@@ -415,17 +444,26 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       p.c = x.c.data();
       ref_p.c = x.c0.data();
     }
-    if (cfg.progress) cfg.progress(done, total, "reference for " + shape.str());
-    GemmReference ref, base_ref;
-    TILEKIT_RETURN_IF_ERROR(compute_gemm_reference(ctx, ref_p, &ref));
+    ReferenceCache own_references;  // this run's, when the caller keeps none
+    ReferenceCache& references = cfg.references ? *cfg.references : own_references;
+    const auto announce = [&](const std::string& what) {
+      return [&cfg, done, total, what] {
+        if (cfg.progress) cfg.progress(done, total, what);
+      };
+    };
+    const GemmReference* ref = nullptr;
+    const GemmReference* base_ref = nullptr;
+    TILEKIT_RETURN_IF_ERROR(
+        references.get(ctx, ref_p, seed, announce("reference for " + shape.str()), &ref));
     // The baseline's problem: the same operands in its own types (C is f32 in both).
     GemmProblem base_p = p;
     if (baseline_runs) base_p.types = baseline->info.types;
     if (baseline_own_reference) {
       GemmProblem base_ref_p = ref_p;
       base_ref_p.types = base_p.types;
-      if (cfg.progress) cfg.progress(done, total, "reference for " + base_id + " " + shape.str());
-      TILEKIT_RETURN_IF_ERROR(compute_gemm_reference(ctx, base_ref_p, &base_ref));
+      TILEKIT_RETURN_IF_ERROR(references.get(
+          ctx, base_ref_p, seed, announce("reference for " + base_id + " " + shape.str()),
+          &base_ref));
     }
 
     // C before a run: C0 when beta != 0, else NaN (a kernel must neither read it nor skip any
@@ -462,7 +500,7 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       const bool is_baseline_row = listed != nullptr && listed == baseline;
       GemmProblem run_p = is_baseline_row ? base_p : p;
       run_p.split_k = split_k;
-      const GemmReference& run_ref = is_baseline_row && baseline_own_reference ? base_ref : ref;
+      const GemmReference& run_ref = is_baseline_row && baseline_own_reference ? *base_ref : *ref;
       if (can) can = can_run(*kernel, run_p, device);
       if (!can) {
         row.outcome = RowOutcome::kSkipped;

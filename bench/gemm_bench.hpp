@@ -4,10 +4,12 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "tilekit/tilekit.hpp"
+#include "tilekit/verify.hpp"
 #include "bench_row.hpp"
 #include "timing.hpp"
 
@@ -24,6 +26,25 @@ constexpr size_t kMaxSizes = 10000;
 // separated by commas. Every shape's A, B and C must have byte sizes that fit in 64 bits. The
 // message names the piece that does not parse.
 Status parse_sizes(const std::string& spec, std::vector<GemmShape>* out);
+
+// References kept across run_gemm_bench calls over the same inputs: `tilekit tune` sweeps one
+// shape in several passes (screening, split-K values, the full measurement), and at 16384³ each
+// pass's reference took 15–20 s of a shape's ~100 s on the H200. An entry is keyed by what the
+// reference depends on: the backend and device, the problem's shape, types, layout, ops, lds,
+// alpha and beta, and the seed its operands were made from. Holds m·n·16 bytes an entry; one
+// cache a shape is the intended use.
+class ReferenceCache {
+ public:
+  // The reference of `p` (whose operands were filled from `seed`): the one kept, or computed on
+  // ctx's backend (after calling `before_computing`, if given) and kept.
+  Status get(const Context& ctx, const GemmProblem& p, uint64_t seed,
+             const std::function<void()>& before_computing, const GemmReference** out);
+  int computed() const { return computed_; }  // how many references were computed, not reused
+
+ private:
+  std::map<std::string, GemmReference> kept_;
+  int computed_ = 0;
+};
 
 struct GemmBenchConfig {
   Context ctx;
@@ -47,6 +68,9 @@ struct GemmBenchConfig {
   // Called before each (kernel, size) with a one-line description; and with rows as they finish.
   std::function<void(int done, int total, const std::string& what)> progress;
   const std::atomic<bool>* cancel = nullptr;
+  // Where references are reused from and kept (the tuner's passes over one shape); null: each
+  // run computes its own.
+  ReferenceCache* references = nullptr;
 };
 
 // A kernel call failed during a sweep: records an "error" row and returns ok so the sweep goes

@@ -134,6 +134,46 @@ TEST(GemmBench, CpuRunVerifiesEveryRowAndComparesWithTheBaseline) {
   EXPECT_EQ(rows.size(), 2 * f32_kernels);
 }
 
+// The tuner's passes over one shape share a ReferenceCache: the reference is computed once for
+// the same inputs, and again for anything it depends on (beta, the seed); every row still
+// verifies against the reference of its own inputs.
+TEST(GemmBench, ACachedReferenceServesEveryRunOverTheSameInputs) {
+  GemmBenchConfig cfg;
+  cfg.ctx = Context::cpu();
+  ASSERT_TRUE(parse_sizes("24x40x33", &cfg.shapes).is_ok());
+  cfg.kernels = "gemm.cpu.*";
+  cfg.timing.max_time_s = 1e-12;
+  cfg.beta = 0.5f;
+  ReferenceCache references;
+  cfg.references = &references;
+  int announced = 0;
+  cfg.progress = [&](int, int, const std::string& what) {
+    announced += what.rfind("reference for", 0) == 0 ? 1 : 0;
+  };
+  auto run_and_verify = [&] {
+    std::vector<BenchRow> rows;
+    ASSERT_TRUE(run_gemm_bench(cfg, &rows).is_ok());
+    ASSERT_FALSE(rows.empty());
+    for (const auto& r : rows)
+      if (r.outcome != RowOutcome::kSkipped)
+        EXPECT_EQ(r.verification.rfind("PASS", 0), 0u) << r.kernel << ": " << r.verification;
+  };
+  run_and_verify();
+  run_and_verify();
+  EXPECT_EQ(references.computed(), 1);
+  EXPECT_EQ(announced, 1);  // "reference for" only when one is computed
+  cfg.beta = -1.5f;
+  run_and_verify();
+  EXPECT_EQ(references.computed(), 2);
+  cfg.seed += 1;
+  run_and_verify();
+  EXPECT_EQ(references.computed(), 3);
+  cfg.beta = 0.5f;
+  cfg.seed -= 1;
+  run_and_verify();
+  EXPECT_EQ(references.computed(), 3);
+}
+
 TEST(GemmBench, RoundsTimeEveryVerifiedRowInTurns) {
   GemmBenchConfig cfg;
   cfg.ctx = Context::cpu();

@@ -47,6 +47,8 @@ struct TuneJob {
   std::vector<const GemmKernel*> candidates;  // the own kernels of the types (--kernels: named)
   // Where the harness reports its steps within this shape (shape_heartbeat); empty: nowhere.
   std::function<void(int, int, const std::string&)> progress;
+  // The references this shape's harness passes share (each pass runs on the same inputs).
+  std::shared_ptr<bench::ReferenceCache> references;
 };
 
 // Progress within one shape, for shapes that take minutes (a 16384³ job runs every candidate
@@ -252,6 +254,7 @@ bench::GemmBenchConfig job_config(const TuneJob& j, const TuneOptions& o, const 
   cfg.seed = o.seed;
   cfg.cancel = SigintGuard::flag();
   cfg.progress = j.progress;
+  cfg.references = j.references.get();
   return cfg;
 }
 
@@ -363,7 +366,7 @@ Status plan_jobs(const TuneOptions& o, Backend backend, std::vector<TuneJob>* jo
       continue;
     }
     for (const auto& [a, b] : ops)
-      for (const auto& s : shapes) jobs->push_back({t, a, b, s, candidates, {}});
+      for (const auto& s : shapes) jobs->push_back({t, a, b, s, candidates, {}, {}});
   }
   if (jobs->empty())
     return invalid_argument(std::string("tune: no own kernel") +
@@ -403,6 +406,7 @@ int run_tune(const TuneOptions& o) {
   for (const TuneJob& listed : jobs) {
     TuneJob j = listed;
     j.progress = shape_heartbeat(job_label(j));
+    j.references = std::make_shared<bench::ReferenceCache>();
     if (elapsed() >= o.budget) {
       std::cerr << "tilekit: budget of " << o.budget << " s spent; " << done << " of "
                 << jobs.size() << " shape(s) tuned\n";
@@ -710,6 +714,7 @@ int run_evaluate(const TuneOptions& o) {
   for (const TuneJob& listed : jobs) {
     TuneJob j = listed;
     j.progress = shape_heartbeat(job_label(j));
+    j.references = std::make_shared<bench::ReferenceCache>();
     EvalRow r;
     s = evaluate_job(j, o, ctx, &r, &failed);
     if (!s) break;
