@@ -39,31 +39,41 @@ def step_of(kernel):
     return STEPS.get(kernel)
 
 
-def plot_gflops(by_kernel, folder, title):
-    fig, ax = plt.subplots(figsize=(10, 6))
-    colors = plt.cm.tab20.colors
-    for i, (kernel, pts) in enumerate(sorted(by_kernel.items())):
-        ns = sorted(pts)
-        baseline = kernel not in STEPS  # libraries and references: dashed
-        ax.plot(ns, [pts[n] / 1000 for n in ns], marker="o", markersize=3, label=kernel,
-                color=colors[i % len(colors)], linestyle="--" if baseline else "-")
-    ax.set_xlabel("n (n×n×n)")
-    ax.set_ylabel("TFLOP/s")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(os.path.join(folder, "gflops_vs_n.png"), dpi=110)
-
-
-def plot_speedup(by_kernel, folder, naive, blas):
-    best = defaultdict(dict)  # step -> n -> best rate
+def best_per_step(by_kernel):
+    """step -> n -> the fastest rate of that step's configurations at n."""
+    best = defaultdict(dict)
     for kernel, pts in by_kernel.items():
         step = step_of(kernel)
         if step is None:
             continue
         for n, v in pts.items():
             best[step][n] = max(best[step].get(n, 0), v)
+    return best
+
+
+def plot_gflops(by_kernel, folder, title):
+    """One line a ladder step (its fastest configuration at each n; report.md's table has every
+    configuration) and one dashed line a baseline: 17 steps of 2-7 configurations each are
+    unreadable as 50 lines."""
+    fig, ax = plt.subplots(figsize=(11, 6))
+    colors = plt.cm.tab20.colors
+    lines = [("step " + step, pts, "-") for step, pts in sorted(best_per_step(by_kernel).items())]
+    lines += [(kernel, pts, "--") for kernel, pts in sorted(by_kernel.items()) if kernel not in STEPS]
+    for i, (label, pts, style) in enumerate(lines):
+        ns = sorted(pts)
+        ax.plot(ns, [pts[n] / 1000 for n in ns], marker="o", markersize=3, label=label,
+                color=colors[i % len(colors)], linestyle=style)
+    ax.set_xlabel("n (n×n×n)")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title(title + " (each step: its fastest configuration at each n)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    fig.savefig(os.path.join(folder, "gflops_vs_n.png"), dpi=110)
+
+
+def plot_speedup(by_kernel, folder, naive, blas):
+    best = best_per_step(by_kernel)
     fig, axes = plt.subplots(1, 2, figsize=(12, 5))
     for ax, base, label in [(axes[0], naive, "over the naive kernel"), (axes[1], blas, "over the CPU BLAS")]:
         ref = by_kernel.get(base, {})
