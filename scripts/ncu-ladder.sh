@@ -29,7 +29,7 @@ DEFAULT_CASES="\
 16384x16384x16384:gemm.cuda.17_hybrid.f32.128x256x8_w2x4_t8x16_s2 16384x16384x16384:$CUBLAS"
 SECTIONS=(--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats
           --section InstructionStats --section ComputeWorkloadAnalysis)
-EXTRA=sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+EXTRA=$(python3 "$(dirname "$0")/ncu_ladder_table.py" --extra-metrics)
 
 for case in ${CASES:-$DEFAULT_CASES}; do
   shape=${case%%:*} kernel=${case#*:}

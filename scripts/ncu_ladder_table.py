@@ -2,11 +2,14 @@
 """ncu_ladder_table.py — the table of scripts/ncu-ladder.sh from its ncu CSVs.
 
     scripts/ncu_ladder_table.py OUT_DIR
+    scripts/ncu_ladder_table.py --extra-metrics   (the metrics ncu-ladder.sh asks for besides
+                                                   its sections, comma-separated)
 
 Reads OUT_DIR/ncu-SHAPE-KERNEL.csv (`ncu --csv --page raw`: a header row of metric names, a row
 of units, one row per profiled launch) and prints a markdown table: per launch its duration, FMA
-pipe busy, SM and DRAM throughput, instructions, registers, achieved occupancy, shared-memory
-bank conflicts and its four largest stall reasons (cycles per issued instruction). Launches
+pipe busy, SM and DRAM throughput, instructions and instructions per active SM cycle,
+registers, achieved occupancy, shared-memory bank conflicts and its four largest stall reasons
+(cycles per issued instruction; `selected`, the cycle of issue itself, is not a stall). Launches
 whose name says they fill the inputs are marked. A metric the file lacks shows as "-".
 """
 import csv
@@ -21,11 +24,14 @@ COLUMNS = [  # (heading, metric, scale, format)
     ("SM busy %", "sm__throughput.avg.pct_of_peak_sustained_elapsed", 1, "{:.1f}"),
     ("DRAM %", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", 1, "{:.1f}"),
     ("inst (G)", "smsp__inst_executed.sum", 1e-9, "{:.3f}"),
+    ("IPC", "sm__inst_executed.avg.per_cycle_active", 1, "{:.2f}"),
     ("regs", "launch__registers_per_thread", 1, "{:.0f}"),
     ("occ %", "sm__warps_active.avg.pct_of_peak_sustained_active", 1, "{:.1f}"),
 ]
 CONFLICTS = ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
              "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")
+# Metrics outside ncu-ladder.sh's sections: it asks for them by name.
+EXTRA_METRICS = ("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",) + CONFLICTS
 UNIT_SCALE = {"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
 STALL = re.compile(r"smsp__average_warps?_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 
@@ -68,7 +74,7 @@ def stalls(vals, top=4):
     found = []
     for name, (v, _) in vals.items():
         m, x = STALL.search(name), number(v)
-        if m and x:
+        if m and x and m.group(1) != "selected":
             found.append((x, m.group(1)))
     return ", ".join(f"{n} {x:.2f}" for x, n in sorted(found, reverse=True)[:top]) or "-"
 
@@ -97,4 +103,7 @@ def table(out_dir):
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__.split("\n\n")[1])
-    print("\n".join(table(sys.argv[1])))
+    if sys.argv[1] == "--extra-metrics":
+        print(",".join(EXTRA_METRICS))
+    else:
+        print("\n".join(table(sys.argv[1])))

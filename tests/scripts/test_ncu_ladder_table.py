@@ -12,15 +12,17 @@ import ncu_ladder_table  # noqa: E402
 STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 HEAD = ["ID", "Kernel Name", "gpu__time_duration.sum",
         "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum",
-        "launch__registers_per_thread", STALL.format("wait"), STALL.format("barrier"),
+        "sm__inst_executed.avg.per_cycle_active", "launch__registers_per_thread",
+        STALL.format("selected"), STALL.format("wait"), STALL.format("barrier"),
         STALL.format("short_scoreboard"), STALL.format("dispatch_stall"),
         STALL.format("long_scoreboard"), ncu_ladder_table.CONFLICTS[0],
         ncu_ladder_table.CONFLICTS[1]]
-UNITS = ["", "", "usecond", "%", "inst", "register/thread", "", "", "", "", "", "", ""]
-FILL = ["0", "fill_uniform_kernel(float*, int)", "12.5", "0.1", "1,000", "16", "0.5", "0", "0",
-        "0", "0", "0", "0"]
-GEMM = ["1", "cross_tile_gemm_kernel<P>(Args)", "2,714.0", "76.4", "2,444,000,000", "217", "0.30",
-        "0.90", "0.70", "0.20", "0.10", "2", "10,800"]
+UNITS = ["", "", "usecond", "%", "inst", "inst/cycle", "register/thread", "", "", "", "", "", "",
+         "", ""]
+FILL = ["0", "fill_uniform_kernel(float*, int)", "12.5", "0.1", "1,000", "0.2", "16", "1", "0.5",
+        "0", "0", "0", "0", "0", "0"]
+GEMM = ["1", "cross_tile_gemm_kernel<P>(Args)", "2,714.0", "76.4", "2,444,000,000", "3.481", "217",
+        "1.00", "0.30", "0.90", "0.70", "0.20", "0.10", "2", "10,800"]
 
 
 def quoted(row):
@@ -56,12 +58,16 @@ class NcuLadderTable(unittest.TestCase):
         self.assertEqual(gemm[4], "76.4")
         self.assertEqual(gemm[5], "-")  # a metric the file lacks
         self.assertEqual(gemm[7], "2.444")  # instructions in G
-        self.assertEqual(gemm[8], "217")
-        self.assertEqual(gemm[10], "2 / 10800")
+        self.assertEqual(gemm[8], "3.48")
+        self.assertEqual(gemm[9], "217")
+        self.assertEqual(gemm[11], "2 / 10800")
 
-    def test_the_four_largest_stalls_in_order(self):
-        self.assertEqual(self.rows()[1][11],
+    def test_the_four_largest_stalls_in_order(self):  # `selected` (1.00) is issue, not a stall
+        self.assertEqual(self.rows()[1][12],
                          "barrier 0.90, short_scoreboard 0.70, wait 0.30, dispatch_stall 0.20")
+
+    def test_extra_metrics_include_the_conflicts(self):
+        self.assertTrue(set(ncu_ladder_table.CONFLICTS) <= set(ncu_ladder_table.EXTRA_METRICS))
 
 
 if __name__ == "__main__":
