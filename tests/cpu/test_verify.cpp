@@ -1,6 +1,8 @@
 // The checker itself must catch what it is for: a wrong element, NaN, an unwritten element.
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -29,6 +31,37 @@ struct Small {
     for (size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(ref.value[i]);
   }
 };
+
+// The inputs of every test and benchmark: the same array from the same seed whatever the
+// thread count (the fill runs on every core past 2^20 elements), another from another seed,
+// and values in [lo, hi) spread over it (mean and variance of a uniform distribution).
+TEST(FillUniform, SameArrayOnAnyThreadCountAndUniformInItsRange) {
+  const size_t n = (size_t{1} << 21) + 3;
+  std::vector<float> one(n), many(n), other(n);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  fill_uniform(one.data(), n, 42, -1.0f, 3.0f);
+  omp_set_num_threads(std::max(threads, 4));
+  fill_uniform(many.data(), n, 42, -1.0f, 3.0f);
+  fill_uniform(other.data(), n, 43, -1.0f, 3.0f);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(one, many);
+  size_t same = 0;
+  double sum = 0, sum_sq = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_GE(one[i], -1.0f) << i;
+    ASSERT_LT(one[i], 3.0f) << i;
+    same += one[i] == other[i];
+    sum += one[i];
+    sum_sq += (one[i] - 1.0) * (one[i] - 1.0);
+  }
+  EXPECT_LT(same, n / 1000);
+  EXPECT_NEAR(sum / n, 1.0, 0.01);              // (lo + hi) / 2
+  EXPECT_NEAR(sum_sq / n, 16.0 / 12.0, 0.01);   // (hi − lo)² / 12
+  std::vector<float> narrow(1000);
+  fill_uniform(narrow.data(), narrow.size(), 7, 1e6f, 1e6f + 0.0625f);
+  for (float v : narrow) ASSERT_TRUE(v >= 1e6f && v < 1e6f + 0.0625f) << v;
+}
 
 TEST(Verify, RoundedReferencePasses) {
   Small s(64);
