@@ -63,6 +63,40 @@ TEST(FillUniform, SameArrayOnAnyThreadCountAndUniformInItsRange) {
   for (float v : narrow) ASSERT_TRUE(v >= 1e6f && v < 1e6f + 0.0625f) << v;
 }
 
+// check_gemm_result checks parts of 2^16 elements on every core and merges them: its report must
+// be an in-order pass's. Without violations the worst place is the last element of the largest
+// ratio (here a tie between parts 0 and 2); with them, the first violation (part 1 before part
+// 2), and the counts add up.
+TEST(Verify, APartedCheckReportsAsOnePassInOrder) {
+  const int64_t m = 5, n = 3 * 65536 / 5 + 7;  // 3 parts and a bit; parts end inside rows
+  GemmReference ref;
+  ref.m = m;
+  ref.n = n;
+  ref.value.assign(static_cast<size_t>(m * n), 1.0);
+  ref.magnitude.assign(static_cast<size_t>(m * n), 1.0);
+  std::vector<float> c(static_cast<size_t>(m * n), 1.0f);
+  const float above_one = std::nextafter(1.0f, 2.0f);  // within the bound of k = 100
+  const int64_t tie_early = 10, tie_late = 2 * 65536 + 100;
+  c[tie_early] = c[tie_late] = above_one;
+  GemmCheck r = check_gemm_result(c.data(), n, Layout::kRowMajor, ref, 100);
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(r.checked, m * n);
+  EXPECT_EQ(r.worst_i * n + r.worst_j, tie_late);
+  EXPECT_GT(r.worst_ratio, 0.0);
+
+  const int64_t first_bad = 65536 + 5, later_bad = 2 * 65536 + 7, nan_at = 3 * 65536 + 1;
+  c[first_bad] = 1.5f;
+  c[later_bad] = 3.0f;
+  c[nan_at] = std::numeric_limits<float>::quiet_NaN();
+  r = check_gemm_result(c.data(), n, Layout::kRowMajor, ref, 100);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.violations, 3);
+  EXPECT_EQ(r.nonfinite, 1);
+  EXPECT_EQ(r.worst_i, first_bad / n);
+  EXPECT_EQ(r.worst_j, first_bad % n);
+  EXPECT_DOUBLE_EQ(r.max_abs_error, 2.0);
+}
+
 TEST(Verify, RoundedReferencePasses) {
   Small s(64);
   const GemmCheck r = check_gemm_result(s.c.data(), 64, Layout::kRowMajor, s.ref, 64);
