@@ -19,6 +19,7 @@ namespace {
 
 std::string reference_key(const Context& ctx, const GemmProblem& p, uint64_t seed) {
   std::ostringstream key;
+  key << std::hexfloat;  // alpha and beta to the last bit
   key << static_cast<int>(ctx.backend) << ' ' << ctx.device << ' ' << p.m << 'x' << p.n << 'x'
       << p.k << ' ' << types_tag(p.types) << ' ' << static_cast<int>(p.layout) << ' '
       << static_cast<int>(p.op_a) << static_cast<int>(p.op_b) << ' ' << p.lda << ' ' << p.ldb

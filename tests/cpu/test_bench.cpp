@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -162,16 +163,19 @@ TEST(GemmBench, ACachedReferenceServesEveryRunOverTheSameInputs) {
   run_and_verify();
   EXPECT_EQ(references.computed(), 1);
   EXPECT_EQ(announced, 1);  // "reference for" only when one is computed
-  cfg.beta = -1.5f;
+  cfg.beta = std::nextafter(0.5f, 1.0f);  // the key holds beta to the last bit
   run_and_verify();
   EXPECT_EQ(references.computed(), 2);
-  cfg.seed += 1;
+  cfg.beta = -1.5f;
   run_and_verify();
   EXPECT_EQ(references.computed(), 3);
+  cfg.seed += 1;
+  run_and_verify();
+  EXPECT_EQ(references.computed(), 4);
   cfg.beta = 0.5f;
   cfg.seed -= 1;
   run_and_verify();
-  EXPECT_EQ(references.computed(), 3);
+  EXPECT_EQ(references.computed(), 4);
 }
 
 TEST(GemmBench, RoundsTimeEveryVerifiedRowInTurns) {
