@@ -186,6 +186,14 @@ std::string job_label(const TuneJob& j) {
   return ops_name(j.op_a, j.op_b) + " " + j.shape.str() + " " + types_tag(j.types);
 }
 
+// A listed job as it runs: with its own progress lines and the reference its passes share.
+TuneJob running(const TuneJob& listed) {
+  TuneJob j = listed;
+  j.progress = shape_heartbeat(job_label(j));
+  j.references = std::make_shared<bench::ReferenceCache>();
+  return j;
+}
+
 std::string ms(double s) {
   std::ostringstream o;
   o << std::setprecision(4) << s * 1e3 << " ms";
@@ -404,9 +412,7 @@ int run_tune(const TuneOptions& o) {
   };
   int written = 0, failed = 0, done = 0;
   for (const TuneJob& listed : jobs) {
-    TuneJob j = listed;
-    j.progress = shape_heartbeat(job_label(j));
-    j.references = std::make_shared<bench::ReferenceCache>();
+    const TuneJob j = running(listed);
     if (elapsed() >= o.budget) {
       std::cerr << "tilekit: budget of " << o.budget << " s spent; " << done << " of "
                 << jobs.size() << " shape(s) tuned\n";
@@ -712,9 +718,7 @@ int run_evaluate(const TuneOptions& o) {
   std::vector<EvalRow> rows;
   int failed = 0;
   for (const TuneJob& listed : jobs) {
-    TuneJob j = listed;
-    j.progress = shape_heartbeat(job_label(j));
-    j.references = std::make_shared<bench::ReferenceCache>();
+    const TuneJob j = running(listed);
     EvalRow r;
     s = evaluate_job(j, o, ctx, &r, &failed);
     if (!s) break;
