@@ -308,26 +308,32 @@ __device__ __forceinline__ void mma(float (&acc)[P::kAccumulators], uint64_t da,
   }
 }
 
-// The wgmma of one stage for the 64 A rows of `half` (0 or 1) of the tile. 3xTF32: small·big
-// and big·small before big·big, the small terms first while the accumulator is still small.
+// The wgmma of k8/k16 step `kk` of a stage for the 64 A rows of `half` (0 or 1) of the tile.
+// 3xTF32: small·big and big·small before big·big, the small terms first while the accumulator is
+// still small.
+template <typename P, bool kAMn, bool kBMn>
+__device__ __forceinline__ void issue_step(float (&acc)[P::kAccumulators], const uint8_t* a_stage,
+                                           const uint8_t* b_stage, int half, int kk, int accumulate) {
+  const uint64_t da = a_descriptor<P, kAMn>(a_stage, half, kk);
+  const uint64_t db = b_descriptor<P, kBMn>(b_stage, kk);
+  if constexpr (P::kParts == 2) {
+    const uint64_t da_small = a_descriptor<P, kAMn>(a_stage + P::kATileBytes, half, kk);
+    const uint64_t db_small = b_descriptor<P, kBMn>(b_stage + P::kBTileBytes, kk);
+    mma<P, kAMn, kBMn>(acc, da_small, db, accumulate);
+    mma<P, kAMn, kBMn>(acc, da, db_small, 1);
+    mma<P, kAMn, kBMn>(acc, da, db, 1);
+  } else {
+    mma<P, kAMn, kBMn>(acc, da, db, accumulate);
+  }
+}
+
+// The wgmmas of one stage for the 64 A rows of `half`.
 template <typename P, bool kAMn, bool kBMn>
 __device__ __forceinline__ void issue_stage(float (&acc)[P::kAccumulators], const uint8_t* a_stage,
                                             const uint8_t* b_stage, int half, bool first) {
 #pragma unroll
-  for (int kk = 0; kk < P::kBk / P::kInstK; ++kk) {
-    const uint64_t da = a_descriptor<P, kAMn>(a_stage, half, kk);
-    const uint64_t db = b_descriptor<P, kBMn>(b_stage, kk);
-    const int accumulate = first && kk == 0 ? 0 : 1;
-    if constexpr (P::kParts == 2) {
-      const uint64_t da_small = a_descriptor<P, kAMn>(a_stage + P::kATileBytes, half, kk);
-      const uint64_t db_small = b_descriptor<P, kBMn>(b_stage + P::kBTileBytes, kk);
-      mma<P, kAMn, kBMn>(acc, da_small, db, accumulate);
-      mma<P, kAMn, kBMn>(acc, da, db_small, 1);
-      mma<P, kAMn, kBMn>(acc, da, db, 1);
-    } else {
-      mma<P, kAMn, kBMn>(acc, da, db, accumulate);
-    }
-  }
+  for (int kk = 0; kk < P::kBk / P::kInstK; ++kk)
+    issue_step<P, kAMn, kBMn>(acc, a_stage, b_stage, half, kk, first && kk == 0 ? 0 : 1);
 }
 
 // One stage for one consumer's 64-row half, as one wgmma group.
@@ -711,10 +717,63 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_bar) {
 // adds keep it within 2x (docs/hopper.md, "Two-level promotion").
 constexpr int kPromoteGroupTiles = 16;
 
+// Segments of at most this many k-tiles (k <= 32 in one segment) promote every k-step's sum
+// instead of every k-tile's. Within a wgmma group the tensor cores add each k8 step into the
+// accumulator truncated (toward zero), so a k-tile's sum carries twelve such errors (three
+// wgmmas per k8 step) before the IEEE add. At k = 16 and 32 the whole product is one k-tile, and SGEMM's error is that of a
+// few roundings: with one sum per k-tile 3xTF32 measured 1.9-2.4x SGEMM's normwise error at
+// k = 16 (three input seeds), with a sum per k-step 1.3-1.5x (docs/hopper.md, "Promotion per
+// k-step"). Longer segments keep the k-tile sums: a wait per k-step cost 30% of the speed at
+// 8192 x 8192 x 256, where the error was already within 1.7x SGEMM's.
+constexpr int kStepPromotionMaxTiles = 1;
+
+// Adds a finished wgmma sum into the group sum (`first`: the group starts with it).
+template <typename P>
+__device__ __forceinline__ void add_into_group(float (&group)[P::kAccumulators],
+                                               const float (&acc)[P::kAccumulators], bool first) {
+#pragma unroll
+  for (int i = 0; i < P::kAccumulators; ++i) group[i] = first ? acc[i] : group[i] + acc[i];
+}
+
+// One k-tile of 3xTF32 into the group sum, as one wgmma group or (`per_step`) one per k-step,
+// each waited for and added with IEEE adds. The stage is released as soon as the last wgmma
+// that reads it is done, before the adds: a build that released it after them ran 3xTF32 at
+// 4096 10-20% slower. `grouped`: k-tiles already in `group`. (A run-time branch: the two
+// paths as separate instantiations of the segment loop made ptxas serialize the wgmmas of the
+// persistent and stream-K 3xTF32 kernels, C7512, for want of registers.)
+template <typename P, int kCluster, bool kAMn, bool kBMn>
+__device__ __forceinline__ void multiply_stage_promoting(float (&acc)[P::kAccumulators],
+                                                         float (&group)[P::kAccumulators],
+                                                         const uint8_t* a_stage, const uint8_t* b_stage,
+                                                         uint64_t* empty_bar, bool releases, int consumer,
+                                                         int grouped, bool per_step) {
+  if (!per_step) {
+    multiply_stage<P, kAMn, kBMn>(acc, a_stage, b_stage, consumer, true);
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    if (releases) release_stage<kCluster>(empty_bar);
+    add_into_group<P>(group, acc, grouped == 0);
+    return;
+  }
+  constexpr int kSteps = P::kBk / P::kInstK;
+#pragma unroll
+  for (int kk = 0; kk < kSteps; ++kk) {
+    wgmma_fence();
+    fence_accumulators(acc);
+    issue_step<P, kAMn, kBMn>(acc, a_stage, b_stage, consumer, kk, 0);
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_accumulators(acc);
+    if (kk == kSteps - 1 && releases) release_stage<kCluster>(empty_bar);
+    add_into_group<P>(group, acc, grouped == 0 && kk == 0);
+  }
+}
+
 // One segment's k-tiles into `acc`. With promotion (P::kPromote) every k-tile's wgmma sum starts
-// fresh and is added into a group sum once it is done, every kPromoteGroupTiles k-tiles (and at
-// the segment's end) the group sum into `total`; otherwise one group stays in flight and `total`
-// is unused. Frees every stage it read.
+// fresh and is added into a group sum once it is done (every k-step's, in segments of at most
+// kStepPromotionMaxTiles k-tiles), every kPromoteGroupTiles k-tiles (and at the segment's end)
+// the group sum into `total`; otherwise one group stays in flight and `total` is unused. Frees
+// every stage it read.
 template <typename P, int kCluster, bool kAMn, bool kBMn>
 __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8_t* ring_a,
                                                  const uint8_t* ring_b, uint64_t* full, uint64_t* empty,
@@ -725,16 +784,14 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
   int previous = -1;
   float group[P::kPromote ? P::kAccumulators : 1];
   int grouped = 0;  // k-tiles in `group`
+  const bool per_step = P::kPromote && seg.k_end - seg.k_begin <= kStepPromotionMaxTiles;
   for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
     barrier_wait(&full[stage], phase);
-    multiply_stage<P, kAMn, kBMn>(acc, ring_a + stage * P::kAStageBytes, ring_b + stage * P::kBStageBytes,
-                                  consumer, P::kPromote || kt == seg.k_begin);
+    const uint8_t* a_stage = ring_a + stage * P::kAStageBytes;
+    const uint8_t* b_stage = ring_b + stage * P::kBStageBytes;
     if constexpr (P::kPromote) {
-      wgmma_wait<0>();
-      fence_accumulators(acc);
-      if (releases) release_stage<kCluster>(&empty[stage]);
-#pragma unroll
-      for (int i = 0; i < P::kAccumulators; ++i) group[i] = grouped == 0 ? acc[i] : group[i] + acc[i];
+      multiply_stage_promoting<P, kCluster, kAMn, kBMn>(acc, group, a_stage, b_stage, &empty[stage], releases,
+                                                        consumer, grouped, per_step);
       if (++grouped == kPromoteGroupTiles || kt + 1 == seg.k_end) {
         const bool first = kt + 1 - seg.k_begin <= kPromoteGroupTiles;
 #pragma unroll
@@ -742,6 +799,7 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
         grouped = 0;
       }
     } else {
+      multiply_stage<P, kAMn, kBMn>(acc, a_stage, b_stage, consumer, kt == seg.k_begin);
       wgmma_wait<1>();  // the previous k-tile's group is done: its stage may be refilled
       if (previous >= 0 && releases) release_stage<kCluster>(&empty[previous]);
       previous = stage;
