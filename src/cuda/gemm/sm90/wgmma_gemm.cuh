@@ -717,14 +717,17 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_bar) {
 // adds keep it within 2x (docs/hopper.md, "Two-level promotion").
 constexpr int kPromoteGroupTiles = 16;
 
-// Segments of at most this many k-tiles (k <= 32 in one segment) promote every k-step's sum
-// instead of every k-tile's. Within a wgmma group the tensor cores add each k8 step into the
-// accumulator truncated (toward zero), so a k-tile's sum carries twelve such errors (three
-// wgmmas per k8 step) before the IEEE add. At k = 16 and 32 the whole product is one k-tile, and SGEMM's error is that of a
-// few roundings: with one sum per k-tile 3xTF32 measured 1.9-2.4x SGEMM's normwise error at
-// k = 16 (three input seeds), with a sum per k-step 1.3-1.5x (docs/hopper.md, "Promotion per
-// k-step"). Longer segments keep the k-tile sums: a wait per k-step cost 30% of the speed at
-// 8192 x 8192 x 256, where the error was already within 1.7x SGEMM's.
+// 3xTF32 problems of at most this many k-tiles (k <= 32) promote every k-step's sum instead of
+// every k-tile's, in their own instantiation of the kernel (kPromoteSteps, chosen at launch).
+// Within a wgmma group the tensor cores add each k8 step into the accumulator truncated (toward
+// zero), so a k-tile's sum carries twelve such errors (three wgmmas per k8 step) before the IEEE
+// add. At k = 16 and 32 the whole product is one k-tile, and SGEMM's error is that of a few
+// roundings: with one sum per k-tile 3xTF32 measured 1.9-2.4x SGEMM's normwise error at k = 16
+// (three input seeds), with a sum per k-step 1.3-1.5x (docs/hopper.md, "Promotion per k-step").
+// Longer problems keep the k-tile sums: a wait per k-step cost 30% of the speed at
+// 8192 x 8192 x 256, where the error was already within 1.7x SGEMM's. The choice is made at
+// launch because a run-time branch per k-tile cost the long stream-K walks 3-14%, and two
+// loops in one kernel made ptxas serialize the wgmmas (C7512).
 constexpr int kStepPromotionMaxTiles = 1;
 
 // Adds a finished wgmma sum into the group sum (`first`: the group starts with it).
@@ -735,46 +738,43 @@ __device__ __forceinline__ void add_into_group(float (&group)[P::kAccumulators],
   for (int i = 0; i < P::kAccumulators; ++i) group[i] = first ? acc[i] : group[i] + acc[i];
 }
 
-// One k-tile of 3xTF32 into the group sum, as one wgmma group or (`per_step`) one per k-step,
+// One k-tile of 3xTF32 into the group sum, as one wgmma group or (kPerStep) one per k-step,
 // each waited for and added with IEEE adds. The stage is released as soon as the last wgmma
 // that reads it is done, before the adds: a build that released it after them ran 3xTF32 at
-// 4096 10-20% slower. `grouped`: k-tiles already in `group`. (A run-time branch: the two
-// paths as separate instantiations of the segment loop made ptxas serialize the wgmmas of the
-// persistent and stream-K 3xTF32 kernels, C7512, for want of registers.)
-template <typename P, int kCluster, bool kAMn, bool kBMn>
+// 4096 10-20% slower. `grouped`: k-tiles already in `group`.
+template <typename P, int kCluster, bool kAMn, bool kBMn, bool kPerStep>
 __device__ __forceinline__ void multiply_stage_promoting(float (&acc)[P::kAccumulators],
                                                          float (&group)[P::kAccumulators],
                                                          const uint8_t* a_stage, const uint8_t* b_stage,
                                                          uint64_t* empty_bar, bool releases, int consumer,
-                                                         int grouped, bool per_step) {
-  if (!per_step) {
+                                                         int grouped) {
+  if constexpr (!kPerStep) {
     multiply_stage<P, kAMn, kBMn>(acc, a_stage, b_stage, consumer, true);
     wgmma_wait<0>();
     fence_accumulators(acc);
     if (releases) release_stage<kCluster>(empty_bar);
     add_into_group<P>(group, acc, grouped == 0);
-    return;
-  }
-  constexpr int kSteps = P::kBk / P::kInstK;
+  } else {
+    constexpr int kSteps = P::kBk / P::kInstK;
 #pragma unroll
-  for (int kk = 0; kk < kSteps; ++kk) {
-    wgmma_fence();
-    fence_accumulators(acc);
-    issue_step<P, kAMn, kBMn>(acc, a_stage, b_stage, consumer, kk, 0);
-    wgmma_commit();
-    wgmma_wait<0>();
-    fence_accumulators(acc);
-    if (kk == kSteps - 1 && releases) release_stage<kCluster>(empty_bar);
-    add_into_group<P>(group, acc, grouped == 0 && kk == 0);
+    for (int kk = 0; kk < kSteps; ++kk) {
+      wgmma_fence();
+      fence_accumulators(acc);
+      issue_step<P, kAMn, kBMn>(acc, a_stage, b_stage, consumer, kk, 0);
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_accumulators(acc);
+      if (kk == kSteps - 1 && releases) release_stage<kCluster>(empty_bar);
+      add_into_group<P>(group, acc, grouped == 0 && kk == 0);
+    }
   }
 }
 
 // One segment's k-tiles into `acc`. With promotion (P::kPromote) every k-tile's wgmma sum starts
-// fresh and is added into a group sum once it is done (every k-step's, in segments of at most
-// kStepPromotionMaxTiles k-tiles), every kPromoteGroupTiles k-tiles (and at the segment's end)
-// the group sum into `total`; otherwise one group stays in flight and `total` is unused. Frees
-// every stage it read.
-template <typename P, int kCluster, bool kAMn, bool kBMn>
+// fresh and is added into a group sum once it is done (kPromoteSteps: every k-step's), every
+// kPromoteGroupTiles k-tiles (and at the segment's end) the group sum into `total`; otherwise one
+// group stays in flight and `total` is unused. Frees every stage it read.
+template <typename P, int kCluster, bool kAMn, bool kBMn, bool kPromoteSteps = false>
 __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8_t* ring_a,
                                                  const uint8_t* ring_b, uint64_t* full, uint64_t* empty,
                                                  int consumer, int& stage, uint32_t& phase,
@@ -784,14 +784,13 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
   int previous = -1;
   float group[P::kPromote ? P::kAccumulators : 1];
   int grouped = 0;  // k-tiles in `group`
-  const bool per_step = P::kPromote && seg.k_end - seg.k_begin <= kStepPromotionMaxTiles;
   for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
     barrier_wait(&full[stage], phase);
     const uint8_t* a_stage = ring_a + stage * P::kAStageBytes;
     const uint8_t* b_stage = ring_b + stage * P::kBStageBytes;
     if constexpr (P::kPromote) {
-      multiply_stage_promoting<P, kCluster, kAMn, kBMn>(acc, group, a_stage, b_stage, &empty[stage], releases,
-                                                        consumer, grouped, per_step);
+      multiply_stage_promoting<P, kCluster, kAMn, kBMn, kPromoteSteps>(acc, group, a_stage, b_stage, &empty[stage],
+                                                                       releases, consumer, grouped);
       if (++grouped == kPromoteGroupTiles || kt + 1 == seg.k_end) {
         const bool first = kt + 1 - seg.k_begin <= kPromoteGroupTiles;
 #pragma unroll
@@ -916,7 +915,8 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   store_half<P, kEpilogue, kPermutedRows, kCTransposed>(args, sum, tm, tn, consumer, out);
 }
 
-template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn, bool kCTransposed = false>
+template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn, bool kCTransposed = false,
+          bool kPromoteSteps = false>
 __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
                         uint64_t* full, uint64_t* empty, int consumer, TmaStoreState out) {
   int stage = 0;
@@ -928,8 +928,8 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
       multiply_segment_a_registers<P>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc);
       finish_segment<P, kCluster, kEpilogue, kAMn, kCTransposed>(args, acc, seg, consumer, out);
     } else if constexpr (P::kPromote) {
-      multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
-                                                promoted);
+      multiply_segment<P, kCluster, kAMn, kBMn, kPromoteSteps>(seg, ring_a, ring_b, full, empty, consumer, stage,
+                                                               phase, acc, promoted);
       finish_segment<P, kCluster, kEpilogue>(args, promoted, seg, consumer, out);
     } else {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
@@ -1010,8 +1010,9 @@ __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, 
 // `Schedule` (the step's launch: TilePerBlock, Persistent) is part of the instantiation so that
 // two steps never share one kernel symbol across translation units (non-RDC builds register a
 // template kernel per file; sharing one made the second step's smem opt-in miss its launch).
-// kCTransposed: step 09's view stores C transposed (WgmmaView::c_transposed).
-template <typename P, typename Schedule, bool kAMn, bool kBMn, bool kCTransposed = false>
+// kCTransposed: step 09's view stores C transposed (WgmmaView::c_transposed). kPromoteSteps:
+// 3xTF32 with k <= 32 (kStepPromotionMaxTiles), promoted per k-step.
+template <typename P, typename Schedule, bool kAMn, bool kBMn, bool kCTransposed = false, bool kPromoteSteps = false>
 __global__ void __launch_bounds__(P::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ OperandMaps maps, const WgmmaArgs args) {
   extern __shared__ uint8_t smem_raw[];
@@ -1052,8 +1053,8 @@ __global__ void __launch_bounds__(P::kThreads, 1)
       consume_ping_pong<P, Schedule::kEpilogue, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn,
                                                             warpgroup - 1, out);
     else
-      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn, kCTransposed>(args, ring_a, ring_b, full, empty,
-                                                                         warpgroup - 1, out);
+      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn, kCTransposed, kPromoteSteps>(
+          args, ring_a, ring_b, full, empty, warpgroup - 1, out);
   }
   // The other blocks' consumers may still be arriving on this block's `empty` barriers: its
   // shared memory must outlive them.
@@ -1063,9 +1064,14 @@ __global__ void __launch_bounds__(P::kThreads, 1)
 using WgmmaKernelFn = void (*)(OperandMaps, WgmmaArgs);
 
 // The instantiation for the operands' majors (tf32 operands are K-major in shared memory, but for
-// step 09's A, which may be either) and, for step 09, whether C is stored transposed.
+// step 09's A, which may be either), for step 09 whether C is stored transposed, and for 3xTF32
+// whether it promotes per k-step.
 template <typename P, typename Schedule>
-WgmmaKernelFn wgmma_kernel(bool a_mn_major, bool b_mn_major, bool c_transposed = false) {
+WgmmaKernelFn wgmma_kernel(bool a_mn_major, bool b_mn_major, bool c_transposed = false,
+                           bool promote_steps = false) {
+  if constexpr (P::kPromote) {
+    if (promote_steps) return wgmma_gemm_kernel<P, Schedule, false, false, false, true>;
+  }
   if constexpr (P::kARegisters) {
     if (c_transposed)
       return a_mn_major ? wgmma_gemm_kernel<P, Schedule, true, false, true>
@@ -1368,14 +1374,16 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
       TILEKIT_RETURN_IF_ERROR(encode_tile_map(&maps.c, c, DType::kF32, StoreBox::kCols,
                                               P::kARegisters ? PairBox::kRows : StoreBox::kRows));
   }
-  return launch_kernel<P, Schedule>(wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major, v.c_transposed),
-                                    plan.blocks, stream, maps, args);
+  const bool promote_steps = P::kPromote && shape.k_tiles <= kStepPromotionMaxTiles;
+  return launch_kernel<P, Schedule>(
+      wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major, v.c_transposed, promote_steps), plan.blocks,
+      stream, maps, args);
 }
 
 template <typename P, typename Schedule>
 Status opt_into_wgmma_smem() {
-  for (int variant = 0; variant < 8; ++variant)  // A, B MN-major; C transposed
-    TILEKIT_CUDA_TRY(cudaFuncSetAttribute(wgmma_kernel<P, Schedule>(variant & 1, variant & 2, variant & 4),
+  for (int variant = 0; variant < 16; ++variant)  // A, B MN-major; C transposed; promoted per k-step
+    TILEKIT_CUDA_TRY(cudaFuncSetAttribute(wgmma_kernel<P, Schedule>(variant & 1, variant & 2, variant & 4, variant & 8),
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem_bytes<P, Schedule>())));
   return Status::ok();
