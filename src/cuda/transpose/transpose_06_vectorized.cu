@@ -85,9 +85,7 @@ TransposeKernel transpose_vectorized_entry() {
   s.auto_rank = 20;
   auto k = make_entry<TransposeProblem>(s);
   k.can_implement = [](const TransposeProblem& p, const DeviceInfo*) -> Status {
-    if ((p.cols + kTile - 1) / kTile > 65535)
-      return not_supported("more than 65535 column tiles in grid.y");
-    return Status::ok();
+    return transpose_vectorized_fits(p.cols);
   };
   k.launch = [](const TransposeProblem& p, const Context& ctx, Workspace) -> Status {
     TransposeArgs t;
@@ -103,7 +101,13 @@ TransposeKernel transpose_vectorized_entry() {
 
 }  // namespace
 
+Status transpose_vectorized_fits(int64_t cols) {
+  if ((cols + kTile - 1) / kTile > 65535) return not_supported("more than 65535 column tiles in grid.y");
+  return Status::ok();
+}
+
 Status transpose_vectorized(const TransposeArgs& t, cudaStream_t stream) {
+  TILEKIT_RETURN_IF_ERROR(transpose_vectorized_fits(t.cols));
   const dim3 grid(static_cast<unsigned>((t.rows + kTile - 1) / kTile),
                   static_cast<unsigned>((t.cols + kTile - 1) / kTile));
   const dim3 block(kThreadsX, kThreadsY);

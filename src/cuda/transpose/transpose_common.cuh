@@ -28,9 +28,13 @@ inline Status to_transpose_args(const TransposeProblem& p, TransposeArgs* out) {
 }
 
 // Step 06's transpose (transpose_06_vectorized.cu), for other kernels' copies too (step 15's
-// packed operands): float4 accesses on interior tiles when a, b, lda and ldb allow them. Needs
-// t.cols ≤ 65535 · 64.
+// packed operands): float4 accesses on interior tiles when a, b, lda and ldb allow them. Refuses
+// what transpose_vectorized_fits refuses.
 Status transpose_vectorized(const TransposeArgs& t, cudaStream_t stream);
+
+// Whether step 06's transpose takes a matrix of `cols` columns (its column tiles go in grid.y,
+// at most 65535 of them); the reason when not.
+Status transpose_vectorized_fits(int64_t cols);
 
 inline Status needs_multiple(const TransposeProblem& p, int tile) {
   if (p.rows % tile || p.cols % tile)

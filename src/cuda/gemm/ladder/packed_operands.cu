@@ -52,10 +52,10 @@ __global__ void __launch_bounds__(kPackTile * kPackRows)
 
 // The transposing copy of an aligned source by step 06's float4 transpose: the source is `outer`
 // rows of k, the copy k rows of `outer`; the copy's pad columns (outer … ld_dst − 1) are zeroed
-// apart, as the transpose writes only the matrix.
+// apart, as the transpose writes only the matrix. Taken where the source allows float4 reads and
+// step 06 takes k columns.
 bool vector_transpose_fits(const float* src, int ld, int k) {
-  constexpr int kTile = 64;  // step 06's tile: k tiles go in grid.y
-  return aligned16(src) && ld % 4 == 0 && (k + kTile - 1) / kTile <= 65535;
+  return aligned16(src) && ld % 4 == 0 && transpose_vectorized_fits(k).is_ok();
 }
 
 Status pack_by_vector_transpose(const float* src, int ld, int k, int outer, float* dst,
