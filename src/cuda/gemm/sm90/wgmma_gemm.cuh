@@ -789,8 +789,8 @@ __device__ __forceinline__ void multiply_segment(const Segment& seg, const uint8
     const uint8_t* a_stage = ring_a + stage * P::kAStageBytes;
     const uint8_t* b_stage = ring_b + stage * P::kBStageBytes;
     if constexpr (P::kPromote) {
-      multiply_stage_promoting<P, kCluster, kAMn, kBMn, kPromoteSteps>(acc, group, a_stage, b_stage, &empty[stage],
-                                                                       releases, consumer, grouped);
+      multiply_stage_promoting<P, kCluster, kAMn, kBMn, kPromoteSteps>(
+          acc, group, a_stage, b_stage, &empty[stage], releases, consumer, grouped);
       if (++grouped == kPromoteGroupTiles || kt + 1 == seg.k_end) {
         const bool first = kt + 1 - seg.k_begin <= kPromoteGroupTiles;
 #pragma unroll
@@ -928,8 +928,8 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
       multiply_segment_a_registers<P>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc);
       finish_segment<P, kCluster, kEpilogue, kAMn, kCTransposed>(args, acc, seg, consumer, out);
     } else if constexpr (P::kPromote) {
-      multiply_segment<P, kCluster, kAMn, kBMn, kPromoteSteps>(seg, ring_a, ring_b, full, empty, consumer, stage,
-                                                               phase, acc, promoted);
+      multiply_segment<P, kCluster, kAMn, kBMn, kPromoteSteps>(seg, ring_a, ring_b, full, empty, consumer,
+                                                               stage, phase, acc, promoted);
       finish_segment<P, kCluster, kEpilogue>(args, promoted, seg, consumer, out);
     } else {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
@@ -1012,7 +1012,8 @@ __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, 
 // template kernel per file; sharing one made the second step's smem opt-in miss its launch).
 // kCTransposed: step 09's view stores C transposed (WgmmaView::c_transposed). kPromoteSteps:
 // 3xTF32 with k <= 32 (kStepPromotionMaxTiles), promoted per k-step.
-template <typename P, typename Schedule, bool kAMn, bool kBMn, bool kCTransposed = false, bool kPromoteSteps = false>
+template <typename P, typename Schedule, bool kAMn, bool kBMn, bool kCTransposed = false,
+          bool kPromoteSteps = false>
 __global__ void __launch_bounds__(P::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ OperandMaps maps, const WgmmaArgs args) {
   extern __shared__ uint8_t smem_raw[];
@@ -1375,17 +1376,18 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
                                               P::kARegisters ? PairBox::kRows : StoreBox::kRows));
   }
   const bool promote_steps = P::kPromote && shape.k_tiles <= kStepPromotionMaxTiles;
-  return launch_kernel<P, Schedule>(
-      wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major, v.c_transposed, promote_steps), plan.blocks,
-      stream, maps, args);
+  const WgmmaKernelFn kernel =
+      wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major, v.c_transposed, promote_steps);
+  return launch_kernel<P, Schedule>(kernel, plan.blocks, stream, maps, args);
 }
 
 template <typename P, typename Schedule>
 Status opt_into_wgmma_smem() {
-  for (int variant = 0; variant < 16; ++variant)  // A, B MN-major; C transposed; promoted per k-step
-    TILEKIT_CUDA_TRY(cudaFuncSetAttribute(wgmma_kernel<P, Schedule>(variant & 1, variant & 2, variant & 4, variant & 8),
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+  for (int variant = 0; variant < 16; ++variant) {  // A, B MN-major; C transposed; promoted per k-step
+    const WgmmaKernelFn kernel = wgmma_kernel<P, Schedule>(variant & 1, variant & 2, variant & 4, variant & 8);
+    TILEKIT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem_bytes<P, Schedule>())));
+  }
   return Status::ok();
 }
 
