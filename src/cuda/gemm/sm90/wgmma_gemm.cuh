@@ -740,8 +740,8 @@ __device__ __forceinline__ void add_into_group(float (&group)[P::kAccumulators],
 
 // One k-tile of 3xTF32 into the group sum, as one wgmma group or (kPerStep) one per k-step,
 // each waited for and added with IEEE adds. The stage is released as soon as the last wgmma
-// that reads it is done, before the adds: a build that released it after them ran 3xTF32 at
-// 4096 10-20% slower. `grouped`: k-tiles already in `group`.
+// that reads it is done, before the adds: released after them, 3xTF32 ran 10-20% slower at 4096
+// (two builds that both branched per k-tile). `grouped`: k-tiles already in `group`.
 template <typename P, int kCluster, bool kAMn, bool kBMn, bool kPerStep>
 __device__ __forceinline__ void multiply_stage_promoting(float (&acc)[P::kAccumulators],
                                                          float (&group)[P::kAccumulators],
