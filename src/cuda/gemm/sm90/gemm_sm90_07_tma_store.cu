@@ -50,7 +50,8 @@ struct StreamKTmaStore : sm90::PersistentSchedule {
   static constexpr sm90::Epilogue kEpilogue = sm90::Epilogue::kTmaStore;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamKHalfTail;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
-    return sm90::half_tail_plan(sms, tiles, k_tiles);
+    if (tiles % sms > sms / 2) return sm90::persistent_plan(sms, tiles);
+    return sm90::stream_k_tail_plan(sms, tiles, k_tiles);
   }
 };
 

@@ -11,14 +11,6 @@
 
 namespace tilekit::cuda::sm90 {
 
-// To TF32, to nearest, ties to even: as a TMA load through a TFLOAT32 tensor map rounds an
-// operand that is read in place, and as the reference rounds (round_to_tf32).
-__device__ __forceinline__ float tf32_rn(float x) {
-  uint32_t bits;
-  asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
-  return __uint_as_float(bits);
-}
-
 // ---- mbarriers: the producer/consumer handshake of the shared-memory ring ------------------
 
 __device__ __forceinline__ void barrier_init(uint64_t* bar, uint32_t arrivals) {

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "cuda/common/cuda_check.hpp"
-#include "cuda/gemm/sm90/hopper_ptx.cuh"  // tf32_rn
 
 namespace tilekit::cuda::sm90 {
 namespace {
@@ -151,6 +150,14 @@ __global__ void __launch_bounds__(kRepackThreads) prepare_16bit_kernel(const Pre
 // into place (repack_group's way): 67.5 and 68.6 µs for the two 4097² operands under ncu,
 // against 47.8 and 50.0 µs for the checked scalar loads below.
 constexpr int kPrepTile = 64, kPrepThreadsX = 16, kPrepThreadsY = 32;
+
+// To nearest, ties to even: as a TMA load through a TFLOAT32 tensor map rounds an operand that
+// is read in place, and as the reference rounds (round_to_tf32).
+__device__ __forceinline__ float tf32_rn(float x) {
+  uint32_t bits;
+  asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(bits) : "f"(x));
+  return __uint_as_float(bits);
+}
 
 struct PrepArgs {
   const float* src;

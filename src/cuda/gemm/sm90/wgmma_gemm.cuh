@@ -33,7 +33,6 @@
 #include "cuda/common/per_device_cache.hpp"
 #include "cuda/gemm/detail/tile_order.cuh"
 #include "cuda/gemm/detail/tile_walk_plan.hpp"
-#include "cuda/gemm/sm90/edge_strips.hpp"
 #include "cuda/gemm/sm90/hopper_ptx.cuh"
 #include "cuda/gemm/sm90/tma_operands.hpp"
 #include "cuda/gemm/sm90/wgmma_ops.cuh"
@@ -1116,16 +1115,8 @@ struct PersistentSchedule {
   static constexpr int kClusterM = 1;
   static constexpr Epilogue kEpilogue = Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
-  static constexpr bool kEdgeStrips = false;  // step 10
   static WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) { return persistent_plan(sms, tiles); }
 };
-
-// Step 07's stream-K walk (also step 10's): step 03's stream-K tail where the last round of
-// tiles is at most half full, step 02's persistent walk otherwise.
-inline WgmmaPlan half_tail_plan(int sms, int tiles, int k_tiles) {
-  if (tiles % sms > sms / 2) return persistent_plan(sms, tiles);
-  return stream_k_tail_plan(sms, tiles, k_tiles);
-}
 
 // `units`: what the walk hands out, tiles or (step 06) groups of kCluster tiles stacked along m.
 template <typename P, int kCluster = 1>
@@ -1157,115 +1148,14 @@ WgmmaView kernel_view(const GemmProblem& p) {
   return v;
 }
 
-// ---- step 10: the edges of an odd size as thin products (edge_strips.hpp) -------------------
-
-// The rows and columns of C past the last whole tile, when at most kEdgeMaxRows: the tensor-core
-// kernel computes rows [0, m_main) × columns [0, n_main), thin products the rest.
-struct EdgeSplit {
-  int64_t m_main = 0, n_main = 0;
-  int rows = 0, cols = 0;  // left over: rows m_main .. m (every column), columns n_main .. n
-};
-
-template <typename P, typename Schedule>
-EdgeSplit edge_split(const WgmmaView& v) {
-  EdgeSplit e{v.m, v.n, 0, 0};
-  if constexpr (Schedule::kEdgeStrips) {
-    const int64_t rows = v.m % P::kBm, cols = v.n % P::kBn;
-    if (v.m > P::kBm && rows <= kEdgeMaxRows) e = {v.m - rows, e.n_main, static_cast<int>(rows), 0};
-    if (v.n > P::kBn && cols <= kEdgeMaxRows) e = {e.m_main, v.n - cols, e.rows, static_cast<int>(cols)};
-  }
-  return e;
-}
-
-// The view the tensor-core kernel computes: its operands cut to the rows it reads.
-inline WgmmaView main_view(WgmmaView v, const EdgeSplit& e) {
-  (v.a_mn_major ? v.a.cols : v.a.rows) = e.m_main;
-  (v.b_mn_major ? v.b.cols : v.b.rows) = e.n_main;
-  v.m = e.m_main;
-  v.n = e.n_main;
-  return v;
-}
-
-template <typename P>
-constexpr EdgeInputs edge_inputs() {
-  if constexpr (P::kParts == 2) return EdgeInputs::kF32;  // 3xTF32: FP32 products, as accurate
-  else if constexpr (P::kTf32) return EdgeInputs::kTf32;
-  else if constexpr (std::is_same_v<typename P::Element, __nv_bfloat16>) return EdgeInputs::kBf16;
-  else return EdgeInputs::kF16;
-}
-
-// `elements` past `o`'s first element.
-template <typename P>
-const void* element_at(const TmaOperand& o, int64_t elements) {
-  return static_cast<const typename P::Element*>(o.data) + elements;
-}
-
-// Rows m_main .. m of C: A's edge rows against every row of B.
-template <typename P>
-ThinProduct row_strip(const WgmmaView& v, const EdgeSplit& e) {
-  ThinProduct t;
-  t.s = element_at<P>(v.a, v.a_mn_major ? e.m_main : e.m_main * v.a.ld);
-  t.s_r = v.a_mn_major ? 1 : v.a.ld;
-  t.s_k = v.a_mn_major ? v.a.ld : 1;
-  t.g = v.b.data;
-  t.g_j = v.b_mn_major ? 1 : v.b.ld;
-  t.g_k = v.b_mn_major ? v.b.ld : 1;
-  t.out = v.c + (v.c_transposed ? e.m_main : e.m_main * v.ldc);
-  t.out_r = v.c_transposed ? 1 : v.ldc;
-  t.out_j = v.c_transposed ? v.ldc : 1;
-  t.rows = e.rows;
-  t.cols = v.n;
-  t.k = v.k;
-  t.alpha = v.alpha;
-  t.beta = v.beta;
-  return t;
-}
-
-// Columns n_main .. n of rows 0 .. m_main: B's edge columns against A's rows.
-template <typename P>
-ThinProduct column_strip(const WgmmaView& v, const EdgeSplit& e) {
-  ThinProduct t;
-  t.s = element_at<P>(v.b, v.b_mn_major ? e.n_main : e.n_main * v.b.ld);
-  t.s_r = v.b_mn_major ? 1 : v.b.ld;
-  t.s_k = v.b_mn_major ? v.b.ld : 1;
-  t.g = v.a.data;
-  t.g_j = v.a_mn_major ? 1 : v.a.ld;
-  t.g_k = v.a_mn_major ? v.a.ld : 1;
-  t.out = v.c + (v.c_transposed ? e.n_main * v.ldc : e.n_main);
-  t.out_r = v.c_transposed ? v.ldc : 1;
-  t.out_j = v.c_transposed ? 1 : v.ldc;
-  t.rows = e.cols;
-  t.cols = e.m_main;
-  t.k = v.k;
-  t.alpha = v.alpha;
-  t.beta = v.beta;
-  return t;
-}
-
-// The two strips run one after the other on the stream and share one area of partial sums.
-template <typename P>
-size_t edge_bytes(const WgmmaView& v, const EdgeSplit& e) {
-  size_t bytes = 0;
-  if (e.rows > 0) bytes = std::max(bytes, thin_product_workspace(row_strip<P>(v, e)));
-  if (e.cols > 0) bytes = std::max(bytes, thin_product_workspace(column_strip<P>(v, e)));
-  return bytes;
-}
-
-template <typename P>
-Status launch_edge_strips(const WgmmaView& v, const EdgeSplit& e, void* area, cudaStream_t stream) {
-  if (e.rows > 0) TILEKIT_RETURN_IF_ERROR(launch_thin_product(row_strip<P>(v, e), edge_inputs<P>(), area, stream));
-  if (e.cols > 0) TILEKIT_RETURN_IF_ERROR(launch_thin_product(column_strip<P>(v, e), edge_inputs<P>(), area, stream));
-  return Status::ok();
-}
-
 // Workspace, in order: A and B as TMA reads them where they are not read in place (16-bit:
-// repacked when repack_pays; tf32: prepared unless reads_in_place, `parts` copies each), the
-// stream-K partial tiles (one per block) and their flags, then step 10's edge sums.
+// repacked when repack_pays; tf32: prepared unless reads_in_place, `parts` copies each), then
+// the stream-K partial tiles (one per block) and their flags.
 template <typename P>
 struct WgmmaWorkspace {
-  size_t a = 0, b = 0, partials = 0, flags = 0, edges = 0;
+  size_t a = 0, b = 0, partials = 0, flags = 0;
   bool a_in_place = true, b_in_place = true;  // tf32: no prepared copy
-  WgmmaWorkspace(const WgmmaView& v, const WgmmaPlan& plan, size_t edge_bytes = 0) : edges(edge_bytes) {
+  WgmmaWorkspace(const WgmmaView& v, const WgmmaPlan& plan) {
     if constexpr (P::kTf32) {
       a_in_place = reads_in_place<P>(v.a, v.a_mn_major, v.n, true);
       b_in_place = reads_in_place<P>(v.b, v.b_mn_major, v.m, false);
@@ -1280,8 +1170,7 @@ struct WgmmaWorkspace {
       flags = static_cast<size_t>(plan.blocks) * sizeof(int);
     }
   }
-  size_t total() const { return a + b + partials + flags + edges; }
-  size_t edges_offset() const { return a + b + partials + flags; }
+  size_t total() const { return a + b + partials + flags; }
 };
 
 // The operands as the kernel's tensor maps read them.
@@ -1449,9 +1338,7 @@ Status launch_kernel(WgmmaKernelFn kernel, int blocks, cudaStream_t stream, cons
 template <typename P, typename Schedule>
 Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   constexpr int kCluster = Schedule::kClusterM;
-  const WgmmaView full = kernel_view<P>(p);
-  const EdgeSplit edges = edge_split<P, Schedule>(full);
-  const WgmmaView v = main_view(full, edges);
+  const WgmmaView v = kernel_view<P>(p);
   auto stream = static_cast<cudaStream_t>(ctx.stream);
   int sms = 0;
   TILEKIT_RETURN_IF_ERROR(sm_count(ctx.device, &sms));
@@ -1466,7 +1353,7 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   }
   const WgmmaShape<P, kCluster> shape(v);
   const WgmmaPlan plan = Schedule::plan(slots, shape.units, shape.k_tiles);
-  const WgmmaWorkspace<P> layout(v, plan, edge_bytes<P>(full, edges));
+  const WgmmaWorkspace<P> layout(v, plan);
   if (ws.bytes < layout.total())
     return invalid_argument("workspace of " + std::to_string(ws.bytes) + " bytes, the kernel needs " +
                             std::to_string(layout.total()));
@@ -1491,8 +1378,7 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   const bool promote_steps = P::kPromote && shape.k_tiles <= kStepPromotionMaxTiles;
   const WgmmaKernelFn kernel =
       wgmma_kernel<P, Schedule>(placed.a_mn_major, placed.b_mn_major, v.c_transposed, promote_steps);
-  TILEKIT_RETURN_IF_ERROR((launch_kernel<P, Schedule>(kernel, plan.blocks, stream, maps, args)));
-  return launch_edge_strips<P>(full, edges, static_cast<uint8_t*>(ws.data) + layout.edges_offset(), stream);
+  return launch_kernel<P, Schedule>(kernel, plan.blocks, stream, maps, args);
 }
 
 template <typename P, typename Schedule>
@@ -1543,14 +1429,12 @@ GemmKernel make_wgmma_entry(int auto_rank) {
     return check_wgmma_problem(p, gemm_types<P>());
   };
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) {
-    const WgmmaView full = kernel_view<P>(p);
-    const EdgeSplit edges = edge_split<P, Schedule>(full);
-    const WgmmaView v = main_view(full, edges);
+    const WgmmaView v = kernel_view<P>(p);
     const WgmmaShape<P, Schedule::kClusterM> shape(v);
     // Without a device (a CPU caller asking), the H200's 132 SMs. (A cluster step's plan is
     // given SMs rather than clusters here: it needs no workspace either way.)
     const WgmmaPlan plan = Schedule::plan(d != nullptr ? d->sm_count : 132, shape.units, shape.k_tiles);
-    return WgmmaWorkspace<P>(v, plan, edge_bytes<P>(full, edges)).total();
+    return WgmmaWorkspace<P>(v, plan).total();
   };
   k.initialize = [](const GemmProblem&, const Context&, Workspace) {
     return opt_into_wgmma_smem<P, Schedule>();
