@@ -224,7 +224,7 @@ Status take_samples(SampleTimer& timer, const Context& ctx, const TimingPolicy& 
 BenchRow finish_row(const TimedRow& t, const TimingPolicy& policy) {
   BenchRow row = t.row;
   row.timing = summarize(t.samples, policy.target_noise);
-  if (row.timing.samples < policy.min_samples) row.timing.converged = false;
+  mark_few_samples(&row.timing, policy);
   row.outcome = RowOutcome::kOk;
   mark_noise(&row);
   row.gflops = row.timing.median_s > 0 ? row.flops / row.timing.median_s / 1e9 : 0;

@@ -87,15 +87,20 @@ namespace {
 
 std::string ratio_text(double r) { return r > 0 ? fixed(100 * r, 1) : std::string("-"); }
 
-// "noisy: 23%" for a row whose noise is above kNoisyAbove, else "".
-std::string noise_warning(const BenchRow& r) {
-  return r.noisy ? "noisy: " + fixed(100 * r.timing.noise, 0) + "%" : "";
+// Why a row's figures are weak, for its verdict: "noisy: 23%" when its noise is above
+// kNoisyAbove, "2 samples" when --max-time ended it before --min-samples; else "".
+std::string row_warnings(const BenchRow& r) {
+  std::string w = r.noisy ? "noisy: " + fixed(100 * r.timing.noise, 0) + "%" : "";
+  if (r.timing.few_samples)
+    w += (w.empty() ? "" : "; ") + std::to_string(r.timing.samples) + (r.timing.samples == 1 ? " sample" : " samples");
+  return w;
 }
 
 // A memory row's verdict: "PASS exact", or "PASS (noisy: 23%) exact".
 std::string memory_verdict(const BenchRow& r) {
-  if (!r.noisy || r.verification.rfind("PASS", 0) != 0) return r.verification;
-  return "PASS (" + noise_warning(r) + ")" + r.verification.substr(4);
+  const std::string w = row_warnings(r);
+  if (w.empty() || r.verification.rfind("PASS", 0) != 0) return r.verification;
+  return "PASS (" + w + ")" + r.verification.substr(4);
 }
 
 void print_failure(std::ostream& out, const BenchRow& r, int blanks) {
@@ -118,7 +123,7 @@ void print_gemm_rows(std::ostream& out, const std::vector<BenchRow>& rows, size_
     out << std::setw(11) << fixed(r.timing.median_s * 1e3, 3) << std::setw(11)
         << fixed(r.gflops, 1) << std::setw(10) << ratio_text(r.baseline_ratio) << std::setw(9)
         << r.timing.samples << std::setw(7) << fixed(100 * r.timing.noise, 1) << "%  PASS ("
-        << (r.noisy ? noise_warning(r) + "; " : "") << "max rel err " << std::scientific
+        << (row_warnings(r).empty() ? "" : row_warnings(r) + "; ") << "max rel err " << std::scientific
         << std::setprecision(1) << r.max_rel_error << std::defaultfloat << ")"
         << (r.resolved.empty() ? "" : " ran " + r.resolved) << "\n";
   }
@@ -148,13 +153,18 @@ void print_memory_rows(std::ostream& out, const std::vector<BenchRow>& rows, siz
   }
 }
 
-// Says why a noisy row's figures should not be trusted, once under the table.
-void print_noise_note(std::ostream& out, const std::vector<BenchRow>& rows) {
+// Says why a noisy row's figures, or a row's few samples, should not be trusted, once under the
+// table.
+void print_trust_notes(std::ostream& out, const std::vector<BenchRow>& rows) {
   const bool any = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.noisy; });
-  if (!any) return;
-  out << "noisy: noise above " << fixed(100 * kNoisyAbove, 0)
-      << "% — something else competed for the machine, or the samples were too few; differences "
-         "of that order mean nothing. Rerun on a quiet machine or raise --max-time.\n";
+  if (any)
+    out << "noisy: noise above " << fixed(100 * kNoisyAbove, 0)
+        << "% — something else competed for the machine, or the samples were too few; differences "
+           "of that order mean nothing. Rerun on a quiet machine or raise --max-time.\n";
+  const bool few = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.timing.few_samples; });
+  if (few)
+    out << "samples: --max-time ended a row marked \"N samples\" before --min-samples; its median "
+           "rests on those few. Raise --max-time for figures to trust.\n";
 }
 
 }  // namespace
@@ -179,7 +189,7 @@ void print_bench_table(std::ostream& out, const std::vector<BenchRow>& rows,
         << ".\nregs, smem: cudaFuncGetAttributes; occ, limiter: theoretical occupancy at the "
            "launch configuration (tilekit's occupancy calculator).\n";
   }
-  print_noise_note(out, rows);
+  print_trust_notes(out, rows);
 }
 
 Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,

@@ -75,9 +75,16 @@ Status measure(SampleTimer& timer, const std::function<Status()>& run, const Tim
   std::vector<double> samples;
   TILEKIT_RETURN_IF_ERROR(measure_samples(timer, run, policy, cancel, &samples));
   *out = summarize(samples, policy.target_noise);
-  // A run so slow that max_time_s allowed fewer than min_samples is reported as unconverged.
-  if (out->samples < policy.min_samples) out->converged = false;
+  mark_few_samples(out, policy);
   return Status::ok();
+}
+
+// A run so slow that max_time_s allowed fewer than min_samples is reported as unconverged, and
+// the table says so on its row.
+void mark_few_samples(Timing* t, const TimingPolicy& policy) {
+  if (t->samples >= policy.min_samples) return;
+  t->converged = false;
+  t->few_samples = true;
 }
 
 TimingPolicy round_policy(const TimingPolicy& policy, int rounds, int round) {

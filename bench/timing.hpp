@@ -30,9 +30,12 @@ struct Timing {
   double median_s = 0, min_s = 0, max_s = 0, q1_s = 0, q3_s = 0;
   double noise = 0;  // (q3 − q1) / (2 · median)
   bool converged = false;  // noise under target before the caps were hit
+  bool few_samples = false;  // max_time_s ran out before min_samples (not converged either)
 };
 
 Timing summarize(std::vector<double> seconds, double target_noise);
+// Marks `t` unconverged and short of samples when it has fewer than policy.min_samples.
+void mark_few_samples(Timing* t, const TimingPolicy& policy);
 
 // Above this noise a row's verdict says "noisy": half the interquartile range is more than a
 // tenth of the median, so differences of that order between rows mean nothing.

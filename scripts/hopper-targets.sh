@@ -3,7 +3,9 @@
 # `tilekit bench gemm` per compute mode over the target sizes, each mode's kernels beside its
 # same-run baseline (cuBLAS BF16, cuBLAS TF32, and cuBLAS SGEMM for 3xTF32), then the four ops
 # and both layouts at 4096, the accuracy table, and one table of the best own kernel against its
-# baseline and the target, met or not.
+# baseline and the target, met or not. Each size's rows are timed in three rounds, in turn
+# (--interleave 3): the H200 runs at its power limit and its clocks drift over a bench, which
+# otherwise favoured whichever row ran first (the baseline).
 #
 # Usage: scripts/hopper-targets.sh [BIN_DIR]   (default build/bin). CSVs and logs go to $OUT (or
 #        ./hopper-targets-logs); the tables are printed last and written to targets.md there.
@@ -25,11 +27,11 @@ run() {  # run NAME MODE ARGS... : one bench invocation, CSV kept
     >>"$LOGS/$name.log" 2>&1 || echo "   (exit $?)"
 }
 for mode in bf16 tf32 f32_3xtf32; do
-  run "$mode" "$mode" --sizes 2048,4096,4097,8192,8193 --max-time 0.5
-  run "${mode}_NT" "$mode" --sizes 4096 --trans-b --max-time 0.5
-  run "${mode}_TN" "$mode" --sizes 4096 --trans-a --max-time 0.5
-  run "${mode}_TT" "$mode" --sizes 4096 --trans-a --trans-b --max-time 0.5
-  run "${mode}_colNN" "$mode" --sizes 4096 --layout col --max-time 0.5
+  run "$mode" "$mode" --sizes 2048,4096,4097,8192,8193 --max-time 0.5 --interleave 3
+  run "${mode}_NT" "$mode" --sizes 4096 --trans-b --max-time 0.5 --interleave 3
+  run "${mode}_TN" "$mode" --sizes 4096 --trans-a --max-time 0.5 --interleave 3
+  run "${mode}_TT" "$mode" --sizes 4096 --trans-a --trans-b --max-time 0.5 --interleave 3
+  run "${mode}_colNN" "$mode" --sizes 4096 --layout col --max-time 0.5 --interleave 3
 done
 echo "== accuracy" | tee "$LOGS/accuracy.log"
 "$BIN/tilekit" accuracy --kernels 'gemm.cuda.*' --csv "$LOGS/accuracy.csv" >>"$LOGS/accuracy.log" 2>&1 \

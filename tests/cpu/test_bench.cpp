@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "gemm_bench.hpp"
 #include "kernel_select.hpp"
@@ -69,6 +70,40 @@ TEST(Timing, MeasureStopsAtMaxSamples) {
   ASSERT_TRUE(measure(*timer, [&] { ++calls; return Status::ok(); }, policy, nullptr, &t).is_ok());
   EXPECT_EQ(t.samples, 7);
   EXPECT_EQ(calls, 8);  // one warm-up
+}
+
+// A run that --max-time ends before --min-samples is unconverged and marked short of samples,
+// and its row's verdict in the table says how many it took.
+TEST(Timing, MaxTimeBeforeMinSamplesMarksTheRow) {
+  auto timer = make_cpu_timer();
+  TimingPolicy policy;
+  policy.warmup = 0;
+  policy.min_samples = 50;
+  policy.max_time_s = 0.02;
+  Timing t;
+  ASSERT_TRUE(measure(*timer, [] { std::this_thread::sleep_for(std::chrono::milliseconds(15)); return Status::ok(); },
+                      policy, nullptr, &t).is_ok());
+  ASSERT_GE(t.samples, 1);  // 15 ms each: 20 ms of samples end it after one or two
+  ASSERT_LT(t.samples, policy.min_samples);
+  EXPECT_TRUE(t.few_samples);
+  EXPECT_FALSE(t.converged);
+
+  BenchRow row;
+  row.kernel = "gemm.cpu.blocked.f32";
+  row.outcome = RowOutcome::kOk;
+  row.size = "256";
+  row.timing = t;
+  std::ostringstream table;
+  print_bench_table(table, {row}, "gemm.cpu.openblas.f32");
+  const std::string marked = std::to_string(t.samples) + (t.samples == 1 ? " sample" : " samples");
+  EXPECT_NE(table.str().find("PASS (" + marked + "; max rel err"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("before --min-samples"), std::string::npos) << table.str();
+
+  Timing enough = t;
+  enough.few_samples = false;
+  policy.min_samples = 2;
+  mark_few_samples(&enough, policy);
+  EXPECT_FALSE(enough.few_samples);
 }
 
 TEST(Timing, RoundsSplitThePolicyAndWarmUpOnce) {
