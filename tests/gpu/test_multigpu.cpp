@@ -88,7 +88,8 @@ std::vector<float> one_gpu(const HostCase& h, const std::string& kernel, bool* r
 }
 
 // Own f32 CUDA kernels whose result per element does not depend on the shape around it: split-K
-// kernels (split_k -1: chosen per shape), the skinny kernel (k sliced by shape) and kernels that
+// kernels (split_k -1: chosen per shape), stream-K kernels (steps 16 and 17: the k-ranges of a
+// round's tiles follow the tile count), the skinny kernel (k sliced by shape) and kernels that
 // pick their tile when launched choose from the shape, so a panel may be summed in another order
 // than the whole. Highest auto rank first.
 std::vector<std::string> position_independent_kernels() {
@@ -96,7 +97,8 @@ std::vector<std::string> position_independent_kernels() {
   for (const auto& k : Registry::instance().gemm_kernels())
     if (k.info.backend == Backend::kCuda && k.info.role == KernelRole::kOwn &&
         k.info.types == GemmTypes{} && (k.info.tiling.split_k == 0 || k.info.tiling.split_k == 1) &&
-        !k.info.tiling.chosen_at_run_time && k.info.id.find("skinny") == std::string::npos)
+        !is_stream_k(k.info.tiling.schedule) && !k.info.tiling.chosen_at_run_time &&
+        k.info.id.find("skinny") == std::string::npos)
       out.push_back(&k);
   std::stable_sort(out.begin(), out.end(), [](const GemmKernel* a, const GemmKernel* b) {
     return a->info.auto_rank > b->info.auto_rank;
