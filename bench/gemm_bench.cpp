@@ -231,14 +231,18 @@ BenchRow finish_row(const TimedRow& t, const TimingPolicy& policy) {
   return row;
 }
 
-// GemmBenchConfig::rounds > 1: the pending rows timed in turns, a round each, then finished. A
-// row whose launch fails becomes an error row and leaves the later rounds.
+// GemmBenchConfig::rounds > 1: the pending rows timed in turns, a round each, then finished; each
+// round starts at another row (round_start), since a row late in a round read up to 6% slower
+// than the same kernel early in it on the H200. A row whose launch fails becomes an error row and
+// leaves the later rounds.
 Status time_in_rounds(SampleTimer& timer, const GemmBenchConfig& cfg,
                       std::vector<TimedRow>* pending, std::vector<BenchRow>* rows) {
   std::vector<bool> failed(pending->size(), false);
+  const size_t n = pending->size();
   for (int round = 0; round < cfg.rounds; ++round) {
     const TimingPolicy policy = round_policy(cfg.timing, cfg.rounds, round);
-    for (size_t i = 0; i < pending->size(); ++i) {
+    for (size_t turn = 0; turn < n; ++turn) {
+      const size_t i = (round_start(n, cfg.rounds, round) + turn) % n;
       if (failed[i]) continue;
       if (Status s = take_samples(timer, cfg.ctx, policy, cfg.cancel, &(*pending)[i]); !s) {
         TILEKIT_RETURN_IF_ERROR(record_error_row(s, (*pending)[i].row, rows));

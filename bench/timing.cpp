@@ -87,6 +87,11 @@ void mark_few_samples(Timing* t, const TimingPolicy& policy) {
   t->few_samples = true;
 }
 
+size_t round_start(size_t rows, int rounds, int round) {
+  if (rows == 0 || rounds <= 1) return 0;
+  return static_cast<size_t>(round) * rows / static_cast<size_t>(rounds) % rows;
+}
+
 TimingPolicy round_policy(const TimingPolicy& policy, int rounds, int round) {
   if (rounds <= 1) return policy;
   TimingPolicy t = policy;

@@ -68,5 +68,8 @@ Status measure_samples(SampleTimer& timer, const std::function<Status()>& run,
 // turns, a round each, see the GPU's slow drifts (clocks, temperature) alike, so that their
 // medians compare where one block of samples per row would not (GemmBenchConfig::rounds).
 TimingPolicy round_policy(const TimingPolicy& policy, int rounds, int round);
+// The row that round `round` of `rounds` starts with, of `rows` timed in turn: spread evenly, so
+// that no row always runs late in its rounds.
+size_t round_start(size_t rows, int rounds, int round);
 
 }  // namespace tilekit::bench

@@ -124,6 +124,20 @@ TEST(Timing, RoundsSplitThePolicyAndWarmUpOnce) {
   EXPECT_EQ(round_policy(policy, 500, 1).max_samples, 1);  // never a round without a sample
 }
 
+// Rounds start at rows spread over the list: with 5 rows in 3 rounds at rows 0, 1 and 3, so a
+// row is never last in every round.
+TEST(Timing, RoundsStartAtRowsSpreadOverTheList) {
+  EXPECT_EQ(round_start(5, 3, 0), 0u);
+  EXPECT_EQ(round_start(5, 3, 1), 1u);
+  EXPECT_EQ(round_start(5, 3, 2), 3u);
+  EXPECT_EQ(round_start(2, 4, 3), 1u);
+  EXPECT_EQ(round_start(4, 1, 0), 0u);  // one round: the list's order
+  EXPECT_EQ(round_start(0, 3, 2), 0u);
+  std::vector<int> last_in_round(5, 0);
+  for (int round = 0; round < 3; ++round) ++last_in_round[(round_start(5, 3, round) + 4) % 5];
+  for (int count : last_in_round) EXPECT_LE(count, 1);
+}
+
 TEST(Timing, CancelStopsMeasurement) {
   auto timer = make_cpu_timer();
   std::atomic<bool> cancel{true};
