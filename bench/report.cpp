@@ -120,10 +120,11 @@ void print_gemm_rows(std::ostream& out, const std::vector<BenchRow>& rows, size_
       print_failure(out, r, 5);
       continue;
     }
+    const std::string warnings = row_warnings(r);
     out << std::setw(11) << fixed(r.timing.median_s * 1e3, 3) << std::setw(11)
         << fixed(r.gflops, 1) << std::setw(10) << ratio_text(r.baseline_ratio) << std::setw(9)
         << r.timing.samples << std::setw(7) << fixed(100 * r.timing.noise, 1) << "%  PASS ("
-        << (row_warnings(r).empty() ? "" : row_warnings(r) + "; ") << "max rel err " << std::scientific
+        << (warnings.empty() ? "" : warnings + "; ") << "max rel err " << std::scientific
         << std::setprecision(1) << r.max_rel_error << std::defaultfloat << ")"
         << (r.resolved.empty() ? "" : " ran " + r.resolved) << "\n";
   }

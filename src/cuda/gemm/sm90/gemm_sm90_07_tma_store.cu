@@ -67,7 +67,7 @@ void add(Registry& r, int auto_rank) {
 
 // Ranked above steps 02 and 04 where it measured faster (128 x 256), below them where it did not
 // (128 x 128 16-bit and tf32, and 3xTF32: step 04, which stores C from registers, was level at
-// 2048 and 1–8% faster at 4096–8193 in three runs with each size's rows interleaved, results.md
+// 2048 and 1–4% faster at 4096–8193 even when timed last in each interleaved round, results.md
 // "Targets again"; the +6–10% for step 07 measured before came from runs without interleaving).
 // The stream-K walk ranks first for 128 x 256 tiles (level where the last round is more than
 // half full, faster where not), below the persistent walk for 3xTF32 (level at 4097, +4% at 8192,
