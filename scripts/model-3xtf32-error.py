@@ -35,14 +35,19 @@ def to_f32_toward_zero(x):
     return f
 
 
+def split(x):
+    """FP32 into big + small TF32 parts, as the kernels' pre-pass splits it."""
+    big = tf32_rn(x)
+    return big, tf32_rn(x - big)
+
+
 def wgmma_step(acc, a, b):
     """One k8 step: exact products (TF32 x TF32 fits a double) added to acc, truncated."""
     return to_f32_toward_zero(acc.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64))
 
 
 def three_tf32(a, b, steps_per_promotion):
-    a_big, b_big = tf32_rn(a), tf32_rn(b)
-    a_small, b_small = tf32_rn(a - a_big), tf32_rn(b - b_big)
+    (a_big, a_small), (b_big, b_small) = split(a), split(b)
     k = a.shape[1]
     zero = np.zeros((a.shape[0], b.shape[1]), np.float32)
     total, acc = zero, zero
@@ -58,8 +63,7 @@ def three_tf32(a, b, steps_per_promotion):
 
 
 def three_tf32_exact(a, b):
-    a_big, b_big = tf32_rn(a), tf32_rn(b)
-    a_small, b_small = tf32_rn(a - a_big), tf32_rn(b - b_big)
+    (a_big, a_small), (b_big, b_small) = split(a), split(b)
     f = lambda x: x.astype(np.float64)
     return (f(a_small) @ f(b_big) + f(a_big) @ f(b_small) + f(a_big) @ f(b_big)).astype(np.float32)
 
