@@ -6,7 +6,8 @@
 #        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild). About 55
 #        minutes in all: split it over calls with DTYPES (default "f32 bf16"), TRAIN_OPS
 #        (default NN,NT,TN,TT), TRAIN_SIZES (shapes, or one set's name such as TRAIN_GRID;
-#        default: every set) and LIMIT (seconds before
+#        default: every set), COMPUTE (compute modes, e.g. "tf32,f32_3xtf32" with DTYPES=f32;
+#        default: the tuner's, f32 for f32 and bf16 for 16-bit inputs) and LIMIT (seconds before
 #        the tuner is interrupted, keeping what finished), carrying the cache folder along as
 #        CACHE_FROM. KERNELS (globs, comma-separated) measures only those kernels
 #        (`tilekit tune --kernels`): new kernels and the table's choices as anchors, for
@@ -14,7 +15,8 @@
 #        shipped table").
 #   scripts/tune-h200.sh evaluate DTYPE [BIN_DIR]   `tilekit tune --evaluate` over the EVALUATION
 #        shapes (none of them in the training set) with an empty cache folder, so kernel "auto"
-#        decides from the shipped table: auto against the fastest own kernel, same run. OPS
+#        decides from the shipped table: auto against the fastest own kernel, same run. COMPUTE
+#        (one mode, e.g. tf32 or f32_3xtf32 for DTYPE f32) evaluates that mode. OPS
 #        (default "NN NT TN TT") runs a subset, so the run fits the device tool's 10-minute calls.
 #        PIN_CORE: a CPU core to run it on (taskset). The selection's cost per call is a host CPU
 #        figure, and the H200 machine's cores ran it up to 1.9x apart (other work shares them);
@@ -71,13 +73,14 @@ case "$PHASE" in
       ops=${TRAIN_OPS:-NN,NT,TN,TT}
       sizes=${TRAIN_SIZES:-$TRAIN,$TRAIN_NOT16,$TRAIN_GRID}
       [[ $sizes =~ ^TRAIN[A-Z0-9_]*$ ]] && sizes=${!sizes}  # a set by name: TRAIN_SIZES=TRAIN_GRID
-      echo "== tilekit tune --dtype $dtype --ops $ops --sizes $sizes --budget 3000${KERNELS:+ --kernels $KERNELS}"
+      echo "== tilekit tune --dtype $dtype${COMPUTE:+ --compute $COMPUTE} --ops $ops --sizes $sizes --budget 3000${KERNELS:+ --kernels $KERNELS}"
       # LIMIT: seconds before an interrupt (the tuner keeps every finished shape), so that a
       # call ends inside the device tool's 10 minutes with its cache written.
+      log="$LOGS/tune-$dtype${COMPUTE:+-${COMPUTE//,/-}}.log"
       timeout -s INT "${LIMIT:-100000}" "$BIN/tilekit" tune --dtype "$dtype" --ops "$ops" \
         --sizes "$sizes" --budget 3000 ${KERNELS:+--kernels "$KERNELS"} \
-        >"$LOGS/tune-$dtype.log" 2>&1 || echo "   (exit $?)"
-      tail -2 "$LOGS/tune-$dtype.log"
+        ${COMPUTE:+--compute "$COMPUTE"} >"$log" 2>&1 || echo "   (exit $?)"
+      tail -2 "$log"
     done
     "$BIN/tilekit" tune --show >"$LOGS/show.log" 2>&1
     ls -l "$TILEKIT_CACHE_DIR"
@@ -90,20 +93,23 @@ case "$PHASE" in
     [ -z "${EVAL_CACHE:-}" ] && rm -rf "$TILEKIT_CACHE_DIR" && mkdir -p "$TILEKIT_CACHE_DIR"
     pin=()
     [ -n "${PIN_CORE:-}" ] && pin=(taskset -c "$PIN_CORE") && echo "== pinned to core $PIN_CORE"
+    mode=$DTYPE${COMPUTE:+-$COMPUTE}  # names the files: f32, f32-tf32, bf16
     for ops in ${OPS:-NN NT TN TT}; do  # OPS: a subset, to split the run over calls
       var=EVAL_$ops
-      echo "== tilekit tune --evaluate --dtype $DTYPE --ops $ops --sizes ${!var}"
-      "${pin[@]}" "$BIN/tilekit" tune --evaluate --dtype "$DTYPE" --ops "$ops" --sizes "${!var}" \
-        --json "$LOGS/evaluate-$DTYPE-$ops.json" >"$LOGS/evaluate-$DTYPE-$ops.log" 2>&1 \
-        || echo "   (exit $?)"
-      tail -1 "$LOGS/evaluate-$DTYPE-$ops.log"
+      echo "== tilekit tune --evaluate --dtype $DTYPE${COMPUTE:+ --compute $COMPUTE} --ops $ops --sizes ${!var}"
+      "${pin[@]}" "$BIN/tilekit" tune --evaluate --dtype "$DTYPE" ${COMPUTE:+--compute "$COMPUTE"} \
+        --ops "$ops" --sizes "${!var}" --json "$LOGS/evaluate-$mode-$ops.json" \
+        >"$LOGS/evaluate-$mode-$ops.log" 2>&1 || echo "   (exit $?)"
+      tail -1 "$LOGS/evaluate-$mode-$ops.log"
     done
     # One summary over the four ops.
-    python3 - "$LOGS" "$DTYPE" <<'PY'
-import glob, json, sys
+    python3 - "$LOGS" "$mode" <<'PY'
+import glob, json, re, sys
 logs, dtype = sys.argv[1], sys.argv[2]
 rows = []
 for f in sorted(glob.glob(f"{logs}/evaluate-{dtype}-*.json")):
+    if not re.fullmatch(r"(NN|NT|TN|TT)\.json", f[len(f"{logs}/evaluate-{dtype}-"):]):
+        continue  # evaluate-f32-tf32-NN.json is not f32's
     rows += [r for r in json.load(open(f))["rows"] if r["auto_s"] > 0 and r["best_s"] > 0]
 if not rows:
     sys.exit("no rows")
