@@ -4,7 +4,7 @@
     build/bin/tilekit list --json 'gemm.*' > kernels.json
     scripts/tune-replay.py kernels.json src/core/tune_tables/nvidia-h200.json [evaluate-*.json ...]
 
-For each type (f32, bf16) it scores two rules by leave-one-out over the table's own entries (each
+For each type and mode (f32, bf16, f32_tf32, f32_3xtf32) it scores two rules by leave-one-out over the table's own entries (each
 entry chosen from the others of its class, scored against the fastest candidate measured there;
 a choice the entry did not keep counts as 3x, the tuner's pruning bound), and, given the JSON of
 `tilekit tune --evaluate --json` runs, over their shapes (scored by the sweep's per-kernel
@@ -129,15 +129,24 @@ def cls(ops, layout, aligned, ld16, dtype):
     return ops, layout, aligned, ld16, dtype
 
 
+def types_tag(t):
+    """The entry's types as `tilekit tune --evaluate --json` names them (types_tag in types.cpp):
+    f32, bf16, f32_tf32, f32_3xtf32. The selector's classes keep the compute modes apart."""
+    tag = t["a"]
+    if t["a"] == "f32" and t["compute"] != "f32":
+        tag = t["compute"] if t["compute"].startswith("f32_") else tag + "_" + t["compute"]
+    return tag + ("" if t.get("c", "f32") == "f32" else "_c" + t["c"])
+
+
 def entry_class(e):
-    return cls(e["op_a"] + e["op_b"], e["layout"], e["aligned16"], e["ld16"], e["types"]["a"])
+    return cls(e["op_a"] + e["op_b"], e["layout"], e["aligned16"], e["ld16"], types_tag(e["types"]))
 
 
-def leave_one_out(table, rule, dtype):
+def leave_one_out(table, rule, tag):
     ratios = []
     by_class = collections.defaultdict(list)
     for e in table.entries:
-        if e["types"]["a"] == dtype:
+        if types_tag(e["types"]) == tag:
             by_class[entry_class(e)].append(e)
     for group in by_class.values():
         for e in group:
@@ -151,7 +160,7 @@ def evaluation(table, rule, rows):
     ratios = []
     for r in rows:
         ops, m, n, k = r["ops"], r["m"], r["n"], r["k"]
-        size = 2 if r["types"] == "bf16" else 4
+        size = 2 if r["types"] in ("bf16", "f16") else 4
         lds = (k if ops[0] == "N" else m, n if ops[1] == "N" else k, n)
         key = cls(ops, "row", True, all(x * size % 16 == 0 for x in lds), r["types"])
         pool = [e for e in table.entries if entry_class(e) == key]
@@ -177,9 +186,9 @@ def main(argv):
     rows = [r for f in argv[3:] for r in json.load(open(f))["rows"]]
     for name in ("nearest", "ensemble"):
         rule = getattr(table, name)
-        for dtype in ("f32", "bf16"):
-            summary(f"{name} {dtype} leave-one-out", leave_one_out(table, rule, dtype))
-            summary(f"{name} {dtype} evaluation (sweep)", evaluation(table, rule, [r for r in rows if r["types"] == dtype]))
+        for tag in ("f32", "bf16", "f32_tf32", "f32_3xtf32"):
+            summary(f"{name} {tag} leave-one-out", leave_one_out(table, rule, tag))
+            summary(f"{name} {tag} evaluation (sweep)", evaluation(table, rule, [r for r in rows if r["types"] == tag]))
 
 
 if __name__ == "__main__":
