@@ -76,6 +76,10 @@ struct DistributedOptions {
   // panels are all the same size is one ncclAllGather (NCCL moves both directions of a link in
   // one kernel, more bytes per SM than a group of broadcasts); false: always broadcasts.
   bool all_gather_rounds = true;
+  // GEMMs of this rank's own panels (read in place: resident operands) enqueued before the
+  // transfers, so that the GPU multiplies while the host enqueues the collectives (0: the
+  // transfers first, as measured best on 2 × H200 so far; docs/multigpu.md).
+  int lead_gemms = 0;
 };
 
 // What every rank computes from the global problem alone, identically.

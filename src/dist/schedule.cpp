@@ -463,12 +463,19 @@ ShareKernel share_kernel(const RankJob& job, const Schedule& s, const char* buff
   return out;
 }
 
-Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, const char* buffer,
-                     const DistributedOptions& o) {
-  const GemmProblem& v = job.view;
-  GemmOptions gemm_options;
-  gemm_options.kernel = o.kernel;
-  gemm_options.allow_vendor = o.allow_vendor;
+// What every panel's GEMM of a call shares, worked out once before the first is enqueued.
+struct GemmLane {
+  GemmOptions options;
+  Context full, beside;
+  std::vector<bool> shared;  // panel j's GEMM runs while collectives may still be in flight
+  ShareKernel share;
+};
+
+GemmLane gemm_lane(Communicator& comm, const RankJob& job, const Schedule& s, const char* buffer,
+                   const DistributedOptions& o) {
+  GemmLane lane;
+  lane.options.kernel = o.kernel;
+  lane.options.allow_vendor = o.allow_vendor;
   // While collectives run beside the GEMMs, the GEMMs get a context that leaves the
   // collectives their SMs (Communicator::gemm_sm_limit): a kernel that launches one block per
   // SM and walks the tiles from there (the sm90 persistent kernels) would otherwise hold every
@@ -476,26 +483,48 @@ Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, 
   // waits, with the blocks it could not place, for the collective: the two take turns instead
   // of overlapping (bf16 on 2 × H200: 1.60×). Once the compute lane has waited for a panel
   // signalled after the last collective, nothing runs beside it: the rest get every SM.
-  const Context& full = comm.compute_context();
-  if (full.backend == Backend::kCuda) (void)full.workspace_pool();  // copies share one pool
-  Context beside = full;
-  beside.sm_limit = comm.gemm_sm_limit();
+  lane.full = comm.compute_context();
+  if (lane.full.backend == Backend::kCuda) (void)lane.full.workspace_pool();  // copies share one pool
+  lane.beside = lane.full;
+  lane.beside.sm_limit = comm.gemm_sm_limit();
   // All-gathers on the copy engines hold no SM: then only broadcasts call for the limit.
   const bool collectives_free_sms =
       comm.all_gathers_free_sms() &&
       std::none_of(s.transfer.begin(), s.transfer.end(),
                    [](const TransferStep& t) { return t.kind == StepKind::kBroadcast; });
-  std::vector<bool> shared = gemms_beside_collectives(s);
-  if (collectives_free_sms) shared.assign(shared.size(), false);
-  const ShareKernel share = share_kernel(job, s, buffer, full, o);
-  TILEKIT_RETURN_IF_ERROR(comm.mark(Lane::kCompute, Mark::kComputeStart));
-  for (size_t j = 0; j < s.compute.size(); ++j) {
+  lane.shared = gemms_beside_collectives(s);
+  if (collectives_free_sms) lane.shared.assign(lane.shared.size(), false);
+  lane.share = share_kernel(job, s, buffer, lane.full, o);
+  return lane;
+}
+
+// A resident panel of this rank's own is read where the caller holds it: its GEMM need not
+// wait for the pack into the replica (which only the all-gather needs), so the first GEMM
+// starts at once and the packs run beside the GEMMs.
+bool reads_in_place(const Communicator& comm, const RankJob& job, const Schedule& s, int index) {
+  return s.direct || (s.panels[index].owner == comm.rank() && job.b_kind == CopyKind::kLocal);
+}
+
+// How many of the first GEMMs may be enqueued before the transfers (DistributedOptions::
+// lead_gemms): at most `wanted`, and only panels read in place, which wait for no transfer.
+size_t lead_gemm_count(const Communicator& comm, const RankJob& job, const Schedule& s, int wanted) {
+  size_t n = 0;
+  while (n < s.compute.size() && n < static_cast<size_t>(std::max(wanted, 0)) &&
+         reads_in_place(comm, job, s, s.compute[n]))
+    ++n;
+  return job.rows.size == 0 ? 0 : n;
+}
+
+// Enqueues the GEMMs of s.compute[first, last) on the compute lane, marking its start before
+// the first of the call and its end after the last.
+Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, const char* buffer,
+                     const GemmLane& lane, size_t first, size_t last) {
+  const GemmProblem& v = job.view;
+  if (first == 0) TILEKIT_RETURN_IF_ERROR(comm.mark(Lane::kCompute, Mark::kComputeStart));
+  for (size_t j = first; j < last; ++j) {
     const int index = s.compute[j];
     const Panel& p = s.panels[index];
-    // A resident panel of this rank's own is read where the caller holds it: its GEMM need not
-    // wait for the pack into the replica (which only the all-gather needs), so the first GEMM
-    // starts at once and the packs run beside the GEMMs.
-    const bool in_place = s.direct || (p.owner == comm.rank() && job.b_kind == CopyKind::kLocal);
+    const bool in_place = reads_in_place(comm, job, s, index);
     if (s.wait_for[index] && !in_place) TILEKIT_RETURN_IF_ERROR(comm.wait(Lane::kCompute, index));
     if (job.rows.size == 0) continue;  // no rows here: this rank only relays panels
     GemmProblem panel = v;
@@ -515,20 +544,22 @@ Status enqueue_gemms(Communicator& comm, const RankJob& job, const Schedule& s, 
     panel.c = static_cast<char*>(job.c) + op_offset(v.layout, Op::kN, job.ldc, 0, p.col_begin) *
                                               static_cast<int64_t>(elem(v.types.c));
     panel.ldc = job.ldc;
-    GemmOptions panel_options = gemm_options;
+    GemmOptions panel_options = lane.options;
+    const ShareKernel& share = lane.share;
     if (share.kernel && (!share.kernel->can_implement ||
                          share.kernel->can_implement(panel, share.device))) {
       panel_options.kernel = share.kernel->info.id;
       if (panel.split_k == 0) panel.split_k = share.split_k;
     }
-    Status st = gemm(shared[j] ? beside : full, panel, panel_options);
+    Status st = gemm(lane.shared[j] ? lane.beside : lane.full, panel, panel_options);
     if (!st)
       return Status(st.code(), who(comm) + ": the GEMM of panel " + std::to_string(index) +
                                    " (columns " + std::to_string(p.col_begin) + ".." +
                                    std::to_string(p.col_begin + p.cols) + "): " + st.message(),
                     st.backend_code());
   }
-  return comm.mark(Lane::kCompute, Mark::kComputeEnd);
+  if (last == s.compute.size()) return comm.mark(Lane::kCompute, Mark::kComputeEnd);
+  return Status::ok();
 }
 
 // Host wall-clock points of one call on a rank (RankStats::host_*), in ms from its start.
@@ -711,13 +742,20 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
   }
   if (run) run = comm.mark(Lane::kCompute, Mark::kStart);
   if (run) run = enqueue_inputs(comm, job, blocks, host, staged);
+  // Lead GEMMs (own panels read in place) go first, so that the GPU multiplies while the host
+  // enqueues the collectives; a failure there is reported with the others', after the
+  // transfers, which every rank enqueues to keep the collectives in step.
+  const GemmLane lane = gemm_lane(comm, job, sched, replica, options);
+  const size_t lead = lead_gemm_count(comm, job, sched, options.lead_gemms);
+  Status computed = Status::ok();
+  if (run && lead > 0) computed = enqueue_gemms(comm, job, sched, replica, lane, 0, lead);
   if (run) run = enqueue_transfers(comm, job, sched, replica);
   if (!run) {
     // The collectives are out of step now: end the communicator so that peers fail at once.
     comm.abort();
     return run;
   }
-  const Status computed = enqueue_gemms(comm, job, sched, replica, options);
+  if (computed) computed = enqueue_gemms(comm, job, sched, replica, lane, lead, sched.compute.size());
   timeline.enqueued_ms = timeline.now_ms();
 
   // 4. Wait, agree on the outcome (every rank reports a failure anywhere), then deliver C.

@@ -146,6 +146,8 @@ Status FakeCommunicator::wait(dist::Lane lane, int tag) {
 
 Status FakeCommunicator::mark(dist::Lane, dist::Mark point) {
   const int i = static_cast<int>(point);
+  if (point == dist::Mark::kComputeStart) log_.push_back("compute start");
+  if (point == dist::Mark::kComputeEnd) log_.push_back("compute end");
   if (point == dist::Mark::kStart)
     for (bool& r : recorded_) r = false;
   marks_[i] = std::chrono::steady_clock::now();

@@ -94,7 +94,7 @@ class FakeCommunicator final : public dist::Communicator {
   bool aborted() const override { return group_->aborted(); }
 
   // What this rank did, in order: "pack 3", "broadcast 3 from 1", "signal transfer 3",
-  // "wait compute 3", "copy h2d", "exchange" ...
+  // "wait compute 3", "copy h2d", "exchange", "compute start" (before the first GEMM) ...
   const std::vector<std::string>& log() const { return log_; }
   size_t live_allocations() const { return live_; }
 

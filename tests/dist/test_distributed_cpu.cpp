@@ -801,6 +801,48 @@ TEST(DistributedGemm, OwnResidentPanelsAreMultipliedWithoutWaiting) {
   }
 }
 
+// DistributedOptions::lead_gemms: the first GEMMs (own resident panels) are enqueued before the
+// transfers, the result is the same bit for bit, and no more lead than there are own panels
+// read in place (host operands: none, their own panels are uploads).
+TEST(DistributedGemm, LeadGemmsGoBeforeTheTransfersWithTheSameResult) {
+  for (int lead : {0, 1, 2, 5}) {
+    SCOPED_TRACE("lead_gemms " + std::to_string(lead));
+    auto fakes = make_fake_ranks(3);
+    std::vector<FakeCommunicator*> ranks;
+    std::vector<std::unique_ptr<dist::Communicator>> local;
+    for (auto& f : fakes) {
+      ranks.push_back(f.get());
+      local.push_back(std::move(f));
+    }
+    auto ctx = dist::make_context(std::move(local), 3, {});
+    Case c;
+    c.m = 12;
+    c.n = 12;
+    c.k = 5;
+    c.beta = 0.5f;
+    c.ranks = 3;
+    c.options.split = DistSplit::kRows;
+    c.options.panels_per_block = 2;
+    c.options.lead_gemms = lead;
+    expect_resident_call_matches(c, 21, ctx.get());
+    for (FakeCommunicator* f : ranks) {
+      const auto& log = f->log();
+      const auto at = [&](const char* line) {
+        return std::find(log.begin(), log.end(), line) - log.begin();
+      };
+      size_t first_collective = log.size();
+      for (size_t i = 0; i < log.size(); ++i)
+        if (log[i].rfind("all-gather", 0) == 0 || log[i].rfind("broadcast", 0) == 0)
+          first_collective = std::min(first_collective, i);
+      ASSERT_LT(first_collective, log.size()) << "rank " << f->rank();
+      // The compute lane starts before the collectives only when GEMMs lead.
+      EXPECT_EQ(static_cast<size_t>(at("compute start")) < first_collective, lead > 0)
+          << "rank " << f->rank();
+    }
+    expect_host_call_matches(c, 22);  // host operands: nothing can lead; the same result
+  }
+}
+
 // ---- faults ----
 
 // Runs run_rank for each rank on its own thread with its own problem and blocks.

@@ -43,6 +43,7 @@ struct BenchOptions {
   int nccl_ctas = DistributedConfig{}.nccl_max_ctas;  // 0: NCCL's choice, GEMMs unlimited
   std::string rounds = "all-gather";                   // all-gather (where sizes allow) or broadcasts
   std::string copy_engines = "on";                     // all-gathers on the copy engines
+  int lead_gemms = 0;                                  // own GEMMs enqueued before the transfers
   bool no_host = false;
 };
 
@@ -118,6 +119,7 @@ int run_bench_gemm_gpus(const BenchOptions& o) {
   cfg.dist_config.nccl_max_ctas = o.nccl_ctas;
   cfg.dist_config.copy_engines = o.copy_engines == "on";
   cfg.options.all_gather_rounds = o.rounds == "all-gather";
+  cfg.options.lead_gemms = o.lead_gemms;
   // --kernels with --gpus: one kernel id (or auto) that every rank's GEMMs and the one-GPU
   // yardstick run; globs and lists belong to the one-GPU sweep.
   if (!o.kernels.empty()) {
@@ -302,6 +304,11 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                   "--gpus: all-gathers on the copy engines, holding no SMs (NCCL 2.28+ symmetric "
                   "windows; off: NCCL's kernels on --nccl-ctas SMs)")
       ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  cmd->add_option("--lead-gemms", o->lead_gemms,
+                  "--gpus: GEMMs of a rank's own resident panels enqueued before the transfers, "
+                  "so that the GPU multiplies while the host enqueues the collectives")
+      ->transform(integer_in_range(0, 4096))
       ->capture_default_str();
   cmd->add_flag("--no-host", o->no_host, "--gpus: skip the host-operand row (transfers included)");
   cmd->callback([exit_code, o] { *exit_code = run_bench_gemm(*o); });
