@@ -755,7 +755,9 @@ Status run_rank(Communicator& comm, const GemmProblem& global, const Distributio
     comm.abort();
     return run;
   }
-  if (computed) computed = enqueue_gemms(comm, job, sched, replica, lane, lead, sched.compute.size());
+  const bool rest = lead == 0 || lead < sched.compute.size();  // else every GEMM led, end marked
+  if (computed && rest)
+    computed = enqueue_gemms(comm, job, sched, replica, lane, lead, sched.compute.size());
   timeline.enqueued_ms = timeline.now_ms();
 
   // 4. Wait, agree on the outcome (every rank reports a failure anywhere), then deliver C.

@@ -840,6 +840,8 @@ TEST(DistributedGemm, LeadGemmsGoBeforeTheTransfersWithTheSameResult) {
           << "rank " << f->rank();
     }
     expect_host_call_matches(c, 22);  // host operands: nothing can lead; the same result
+    c.options.source = ReplicaSource::kEveryRank;  // every panel in place: all of them may lead
+    expect_resident_call_matches(c, 23);
   }
 }
 
