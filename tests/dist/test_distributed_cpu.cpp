@@ -537,12 +537,36 @@ Operands make_operands(const Case& c, uint64_t seed) {
   return o;
 }
 
+// A context over fake ranks, with the ranks kept in view so that a test can read their logs
+// after its calls (the context owns them). `window`: FakeCommunicator::use_window on each.
+struct WatchedContext {
+  std::vector<FakeCommunicator*> ranks;
+  std::unique_ptr<DistributedContext> ctx;
+};
+
+WatchedContext watched_context(int ranks, bool window = false,
+                               std::chrono::milliseconds timeout = 5000ms) {
+  WatchedContext out;
+  std::vector<std::unique_ptr<dist::Communicator>> local;
+  for (auto& f : make_fake_ranks(ranks, timeout)) {
+    f->use_window(window);
+    out.ranks.push_back(f.get());
+    local.push_back(std::move(f));
+  }
+  out.ctx = dist::make_context(std::move(local), ranks, {});
+  return out;
+}
+
 std::unique_ptr<DistributedContext> fake_context(int ranks,
                                                  std::chrono::milliseconds timeout = 5000ms) {
-  auto fakes = make_fake_ranks(ranks, timeout);
-  std::vector<std::unique_ptr<dist::Communicator>> local;
-  for (auto& f : fakes) local.push_back(std::move(f));
-  return dist::make_context(std::move(local), ranks, {});
+  return watched_context(ranks, false, timeout).ctx;
+}
+
+// Where a rank's log shows its first collective that moves the operand (log.size(): none).
+size_t first_collective(const std::vector<std::string>& log) {
+  for (size_t i = 0; i < log.size(); ++i)
+    if (log[i].rfind("broadcast", 0) == 0 || log[i].rfind("all-gather", 0) == 0) return i;
+  return log.size();
 }
 
 // One call of the same kernel on the whole problem: what the ranks together must reproduce.
@@ -686,15 +710,8 @@ TEST(DistributedGemm, EveryReplicaSourceMatchesOneCallBitForBit) {
         }
 }
 
-TEST(DistributedGemm, OwnPanelsArePackedBeforeAnyBroadcast) {
-  auto fakes = make_fake_ranks(3);
-  std::vector<FakeCommunicator*> ranks;
-  std::vector<std::unique_ptr<dist::Communicator>> local;
-  for (auto& f : fakes) {
-    ranks.push_back(f.get());
-    local.push_back(std::move(f));
-  }
-  auto ctx = dist::make_context(std::move(local), 3, {});
+// 12 × 12 × 5 over 3 ranks split by rows, 2 panels a block: rank r's panels are 2r and 2r + 1.
+Case three_ranks_two_panels() {
   Case c;
   c.m = 12;
   c.n = 12;
@@ -702,19 +719,23 @@ TEST(DistributedGemm, OwnPanelsArePackedBeforeAnyBroadcast) {
   c.ranks = 3;
   c.options.split = DistSplit::kRows;
   c.options.panels_per_block = 2;
+  return c;
+}
+
+TEST(DistributedGemm, OwnPanelsArePackedBeforeAnyBroadcast) {
+  auto [ranks, ctx] = watched_context(3);
+  const Case c = three_ranks_two_panels();
   Operands o = make_operands(c, 7);
   ASSERT_TRUE(gemm_distributed_host(*ctx, o.problem, c.options));
   for (FakeCommunicator* f : ranks) {
     const auto& log = f->log();
-    size_t first_broadcast = log.size(), last_pack = 0, packs = 0;
-    for (size_t i = 0; i < log.size(); ++i) {
-      if (log[i].rfind("broadcast", 0) == 0 || log[i].rfind("all-gather", 0) == 0)
-        first_broadcast = std::min(first_broadcast, i);
-      if (log[i].rfind("signal transfer", 0) == 0 && first_broadcast == log.size()) {
+    const size_t first_broadcast = first_collective(log);
+    size_t last_pack = 0, packs = 0;
+    for (size_t i = 0; i < first_broadcast; ++i)
+      if (log[i].rfind("signal transfer", 0) == 0) {
         last_pack = i;
         ++packs;
       }
-    }
     EXPECT_EQ(packs, 2u) << "rank " << f->rank() << ": its two panels are signalled before any broadcast";
     EXPECT_LT(last_pack, first_broadcast);
     EXPECT_EQ(f->live_allocations(), 0u);
@@ -725,15 +746,7 @@ TEST(DistributedGemm, OwnPanelsArePackedBeforeAnyBroadcast) {
 // window is requested after the agreement, by every rank with the same size, grown (a
 // collective) only when a call needs more, and the result is the same bit for bit.
 TEST(DistributedGemm, ReplicaInAWindowIsRequestedAfterTheAgreementAndGrownTogether) {
-  auto fakes = make_fake_ranks(3);
-  std::vector<FakeCommunicator*> ranks;
-  std::vector<std::unique_ptr<dist::Communicator>> local;
-  for (auto& f : fakes) {
-    f->use_window(true);
-    ranks.push_back(f.get());
-    local.push_back(std::move(f));
-  }
-  auto ctx = dist::make_context(std::move(local), 3, {});
+  auto [ranks, ctx] = watched_context(3, /*window=*/true);
   int64_t seed = 40;
   for (const Shape& shape : {Shape{30, 24, 7}, Shape{30, 12, 7}, Shape{31, 40, 9}}) {
     Case c;
@@ -774,22 +787,9 @@ TEST(DistributedGemm, ReplicaInAWindowIsRequestedAfterTheAgreementAndGrownTogeth
 // GEMMs wait for nothing (the packs into the replica serve only the all-gather); the others'
 // panels are waited for. Host operands: every panel waits (its own are uploads).
 TEST(DistributedGemm, OwnResidentPanelsAreMultipliedWithoutWaiting) {
-  auto fakes = make_fake_ranks(3);
-  std::vector<FakeCommunicator*> ranks;
-  std::vector<std::unique_ptr<dist::Communicator>> local;
-  for (auto& f : fakes) {
-    ranks.push_back(f.get());
-    local.push_back(std::move(f));
-  }
-  auto ctx = dist::make_context(std::move(local), 3, {});
-  Case c;
-  c.m = 12;
-  c.n = 12;
-  c.k = 5;
+  auto [ranks, ctx] = watched_context(3);
+  Case c = three_ranks_two_panels();
   c.beta = 0.5f;
-  c.ranks = 3;
-  c.options.split = DistSplit::kRows;
-  c.options.panels_per_block = 2;
   expect_resident_call_matches(c, 11, ctx.get());
   for (FakeCommunicator* f : ranks) {
     // Panels lie owner by owner: rank r's are 2r and 2r + 1.
@@ -807,22 +807,9 @@ TEST(DistributedGemm, OwnResidentPanelsAreMultipliedWithoutWaiting) {
 TEST(DistributedGemm, LeadGemmsGoBeforeTheTransfersWithTheSameResult) {
   for (int lead : {0, 1, 2, 5}) {
     SCOPED_TRACE("lead_gemms " + std::to_string(lead));
-    auto fakes = make_fake_ranks(3);
-    std::vector<FakeCommunicator*> ranks;
-    std::vector<std::unique_ptr<dist::Communicator>> local;
-    for (auto& f : fakes) {
-      ranks.push_back(f.get());
-      local.push_back(std::move(f));
-    }
-    auto ctx = dist::make_context(std::move(local), 3, {});
-    Case c;
-    c.m = 12;
-    c.n = 12;
-    c.k = 5;
+    auto [ranks, ctx] = watched_context(3);
+    Case c = three_ranks_two_panels();
     c.beta = 0.5f;
-    c.ranks = 3;
-    c.options.split = DistSplit::kRows;
-    c.options.panels_per_block = 2;
     c.options.lead_gemms = lead;
     expect_resident_call_matches(c, 21, ctx.get());
     for (FakeCommunicator* f : ranks) {
@@ -830,14 +817,10 @@ TEST(DistributedGemm, LeadGemmsGoBeforeTheTransfersWithTheSameResult) {
       const auto at = [&](const char* line) {
         return std::find(log.begin(), log.end(), line) - log.begin();
       };
-      size_t first_collective = log.size();
-      for (size_t i = 0; i < log.size(); ++i)
-        if (log[i].rfind("all-gather", 0) == 0 || log[i].rfind("broadcast", 0) == 0)
-          first_collective = std::min(first_collective, i);
-      ASSERT_LT(first_collective, log.size()) << "rank " << f->rank();
+      const size_t first = first_collective(log);
+      ASSERT_LT(first, log.size()) << "rank " << f->rank();
       // The compute lane starts before the collectives only when GEMMs lead.
-      EXPECT_EQ(static_cast<size_t>(at("compute start")) < first_collective, lead > 0)
-          << "rank " << f->rank();
+      EXPECT_EQ(static_cast<size_t>(at("compute start")) < first, lead > 0) << "rank " << f->rank();
     }
     expect_host_call_matches(c, 22);  // host operands: nothing can lead; the same result
     c.options.source = ReplicaSource::kEveryRank;  // every panel in place: all of them may lead
