@@ -241,8 +241,9 @@ Status time_in_rounds(SampleTimer& timer, const GemmBenchConfig& cfg,
   const size_t n = pending->size();
   for (int round = 0; round < cfg.rounds; ++round) {
     const TimingPolicy policy = round_policy(cfg.timing, cfg.rounds, round);
+    const size_t start = round_start(n, cfg.rounds, round);
     for (size_t turn = 0; turn < n; ++turn) {
-      const size_t i = (round_start(n, cfg.rounds, round) + turn) % n;
+      const size_t i = (start + turn) % n;
       if (failed[i]) continue;
       if (Status s = take_samples(timer, cfg.ctx, policy, cfg.cancel, &(*pending)[i]); !s) {
         TILEKIT_RETURN_IF_ERROR(record_error_row(s, (*pending)[i].row, rows));
