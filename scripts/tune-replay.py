@@ -45,6 +45,14 @@ def co_resident_time(blocks):
     return blocks ** 0.75
 
 
+def stream_k_max_pieces(k_tiles):
+    """registry.hpp's stream_k_max_pieces: floor(sqrt(k_tiles / 4)), at least 2."""
+    p = 2
+    while (p + 1) * (p + 1) * 4 <= k_tiles:
+        p += 1
+    return p
+
+
 def model_cost(t, split, m, n, k):
     """(busiest SM's work, reduction seconds): tile_model.hpp's tile_model_cost."""
     if not (t["block_m"] and t["block_n"] and t["block_k"]) or t["chosen_at_run_time"] \
@@ -56,7 +64,7 @@ def model_cost(t, split, m, n, k):
     if s == "persistent" or (s == "stream_k_half_tail" and (tiles % SMS == 0 or 2 * (tiles % SMS) > SMS)):
         return math.ceil(tiles / SMS) * k_tiles, 0.0
     if s.startswith("stream_k"):
-        units = min(max(math.floor(tiles * k_tiles / 4), 1), SMS)
+        units = min(max(math.floor(tiles * k_tiles / 4), 1), SMS, tiles * stream_k_max_pieces(k_tiles))
         pieces = math.ceil(units / tiles) if tiles < units else 2
         return tiles * k_tiles / units + STREAM_K_WAIT * k_tiles + STREAM_K_FIX_UP * pieces, 0.0
     slices = 1

@@ -33,6 +33,19 @@ constexpr bool is_stream_k(TileSchedule s) {
   return s == TileSchedule::kStreamK || s == TileSchedule::kStreamKHalfTail;
 }
 
+// The most pieces a stream-K walk cuts a tile of `k_tiles` k-tiles into when there are fewer
+// tiles than SMs. The block finishing a tile adds the other pieces' partial tiles one after
+// another, each costing about as much as 4 k-tiles of multiplying (the tile model's
+// kStreamKFixUpPerPiece). So p pieces take about k_tiles / p + 4p k-tiles' time, which is least
+// at p = sqrt(k_tiles / 4). Without a cap, one 100 × 100 × 30000 bf16 tile (469 k-tiles) went to
+// 117 blocks. The block finishing it added 116 partial tiles in turn: 186 µs, against 20 µs for
+// cuBLAS (docs/hopper.md, "Few tiles, deep k").
+constexpr int stream_k_max_pieces(int k_tiles) {
+  int p = 2;
+  while (static_cast<long long>(p + 1) * (p + 1) * 4 <= k_tiles) ++p;  // ⌊sqrt(k_tiles / 4)⌋, ≥ 2
+  return p;
+}
+
 // The tiling a kernel uses, structured (0 = not applicable). Generated from the kernel's policy
 // struct, so the id, `tilekit list`, the traffic model and the autotuner read one truth.
 struct TileDesc {

@@ -215,10 +215,11 @@ inline TileModelCost tile_model_cost(const TileModelKernel& km, int split_k, int
         break;
       }
       [[fallthrough]];
-    case TileSchedule::kStreamK: {  // even shares, down to 4 k-iterations a block
+    case TileSchedule::kStreamK: {  // even shares, down to 4 k-iterations a block, capped pieces
       const double all = static_cast<double>(tiles), per_tile = static_cast<double>(k_tiles);
       const double sms = static_cast<double>(km.sms.value());
-      const double units = std::clamp(std::floor(all * per_tile / 4), 1.0, sms);
+      const double most = std::min(sms, all * stream_k_max_pieces(static_cast<int>(k_tiles)));
+      const double units = std::clamp(std::floor(all * per_tile / 4), 1.0, most);
       // The pieces of one tile: the SMs that share it when there are fewer tiles than SMs, else
       // about two (a share ends inside a tile and the next one begins there).
       const double pieces = all < units ? std::ceil(units / all) : 2;

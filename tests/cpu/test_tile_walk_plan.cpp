@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "cuda/gemm/detail/tile_walk_plan.hpp"
@@ -45,18 +46,42 @@ TEST(TileWalkPlan, StreamKTailWithoutAPartialRoundOrWithOneKTileIsPersistent) {
   EXPECT_FALSE(stream_k_tail_plan(132, 100, 0).stream_k());  // k = 0
 }
 
-// Fewer tiles than slots: every tile is streamed, and a block gets at least 4 k-tiles.
+// Fewer tiles than slots: every tile is streamed, a block gets at least 4 k-tiles, and a tile
+// goes to at most stream_k_max_pieces blocks.
 TEST(TileWalkPlan, FewTilesShareTheirKTilesAmongAtMostOneBlockPerFourKTiles) {
   const TileWalkPlan one = stream_k_tail_plan(264, 1, 257);  // 36×44×4100 with 128×128×16
   EXPECT_EQ(one.whole_tiles, 0);
-  EXPECT_EQ(one.blocks, 64);
+  EXPECT_EQ(one.blocks, 8);  // ⌊sqrt(257 / 4)⌋; 64 blocks of 4 k-tiles without the cap
   expect_covers(one, 1, 257);
+  const TileWalkPlan deep = stream_k_tail_plan(132, 1, 469);  // 100×100×30000 bf16, 128×128×64
+  EXPECT_EQ(deep.blocks, 10);                                  // was 117
+  const TileWalkPlan four = stream_k_tail_plan(132, 4, 469);
+  EXPECT_EQ(four.blocks, 40);
+  expect_covers(four, 4, 469);
   const TileWalkPlan short_k = stream_k_tail_plan(264, 1, 3);
   EXPECT_EQ(short_k.blocks, 1);
   expect_covers(short_k, 1, 3);
   const TileWalkPlan wide = stream_k_tail_plan(132, 64, 1024);  // 256×8192×8192, 128×256 tiles
   EXPECT_EQ(wide.blocks, 132);
   expect_covers(wide, 64, 1024);
+}
+
+// p pieces of a tile cost about k_tiles / p + 4p k-tiles' time: the cap is ⌊sqrt(k_tiles / 4)⌋,
+// at least 2, and it is the p of least cost among whole numbers to within one piece.
+TEST(TileWalkPlan, StreamKMaxPiecesIsTheSquareRootOfAQuarterOfTheKTiles) {
+  EXPECT_EQ(stream_k_max_pieces(1), 2);
+  EXPECT_EQ(stream_k_max_pieces(35), 2);
+  EXPECT_EQ(stream_k_max_pieces(36), 3);
+  EXPECT_EQ(stream_k_max_pieces(128), 5);
+  EXPECT_EQ(stream_k_max_pieces(469), 10);
+  EXPECT_EQ(stream_k_max_pieces(1024), 16);
+  for (int k_tiles = 16; k_tiles <= 4096; k_tiles += 7) {
+    auto cost = [&](int p) { return static_cast<double>(k_tiles) / p + 4.0 * p; };
+    int best = 1;
+    for (int p = 2; p <= k_tiles; ++p)
+      if (cost(p) < cost(best)) best = p;
+    EXPECT_LE(std::abs(stream_k_max_pieces(k_tiles) - best), 1) << k_tiles << " k-tiles";
+  }
 }
 
 // Step 17 at 4096² with 128×256 tiles on 132 slots: three rounds run whole, and the partial round's

@@ -891,9 +891,10 @@ TEST(TileModel, StreamKHalfTailStreamsOnlyAShortLastRound) {
   t.schedule = TileSchedule::kStreamK;
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work,
                    512.0 * 64 / 132 + kStreamKWaitPerKTile * 64 + kStreamKFixUpPerPiece * 2);
-  // 8 tiles of 128 k-iterations on 132 SMs: 17 pieces a tile, each SM's share 7.8 k-iterations.
+  // 8 tiles of 128 k-iterations on 132 SMs: at most stream_k_max_pieces(128) = 5 pieces a tile,
+  // so 40 SMs, each SM's share 25.6 k-iterations (17 pieces of 7.8 without the cap).
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 128 * 2, 256 * 4, 8192, d).busiest_sm_work,
-                   8.0 * 128 / 132 + kStreamKWaitPerKTile * 128 + kStreamKFixUpPerPiece * 17);
+                   8.0 * 128 / 40 + kStreamKWaitPerKTile * 128 + kStreamKFixUpPerPiece * 5);
   // Never below the wait: a walk streamed over many SMs does not beat a persistent one by more.
   EXPECT_GT(tile_model_cost(t, 0, 128 * 2, 256 * 4, 8192, d).busiest_sm_work, 0.5 * 128);
   EXPECT_TRUE(is_stream_k(TileSchedule::kStreamKHalfTail));

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "tilekit/registry.hpp"  // stream_k_max_pieces
+
 // The walk's arithmetic below runs in the kernels and in the CPU tests alike.
 #if defined(__CUDACC__)
 #define TILEKIT_WALK_FN __host__ __device__ inline
@@ -30,18 +32,19 @@ inline TileWalkPlan persistent_plan(int slots, int tiles) {
 
 // The tiles of the last partial round plus one full round are cut into `slots` equal k-ranges
 // (stream-K), the others handed out whole; with no partial round, or fewer than 2 k-tiles a tile,
-// persistent_plan. Below kMinItersPerBlock k-tiles per block a range is not worth its partial
-// tile, so with fewer tiles than slots fewer blocks run.
+// persistent_plan. With fewer tiles than slots fewer blocks run: at most one per
+// kMinItersPerBlock k-tiles (a shorter range is not worth its partial tile), and at most
+// stream_k_max_pieces per tile (registry.hpp: the finishing block adds the pieces in turn).
 inline TileWalkPlan stream_k_tail_plan(int slots, int tiles, int k_tiles) {
   constexpr int64_t kMinItersPerBlock = 4;
   const int rounds = tiles / slots, tail = tiles % slots;
   if (tail == 0 || k_tiles < 2) return persistent_plan(slots, tiles);
   const int streamed = tail + (rounds > 0 ? slots : 0);
   const int64_t iters = static_cast<int64_t>(streamed) * k_tiles;
-  const int blocks = rounds > 0 ? slots
-                                : static_cast<int>(std::max<int64_t>(
-                                      1, std::min<int64_t>(slots, iters / kMinItersPerBlock)));
-  return TileWalkPlan{blocks, tiles - streamed, iters};
+  if (rounds > 0) return TileWalkPlan{slots, tiles - streamed, iters};
+  const int64_t most = std::min<int64_t>(
+      {slots, iters / kMinItersPerBlock, static_cast<int64_t>(tiles) * stream_k_max_pieces(k_tiles)});
+  return TileWalkPlan{static_cast<int>(std::max<int64_t>(1, most)), tiles - streamed, iters};
 }
 
 // Step 17: the whole rounds go to a kernel of one block per tile, and what is left is streamed.
