@@ -6,6 +6,8 @@
 // moment it is registered (src/register_all.cpp).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -40,10 +42,12 @@ constexpr bool is_stream_k(TileSchedule s) {
 // at p = sqrt(k_tiles / 4). Without a cap, one 100 × 100 × 30000 bf16 tile (469 k-tiles) went to
 // 117 blocks. The block finishing it added 116 partial tiles in turn: 186 µs, against 20 µs for
 // cuBLAS (docs/hopper.md, "Few tiles, deep k").
-constexpr int stream_k_max_pieces(int k_tiles) {
-  int p = 2;
-  while (static_cast<long long>(p + 1) * (p + 1) * 4 <= k_tiles) ++p;  // ⌊sqrt(k_tiles / 4)⌋, ≥ 2
-  return p;
+// The selector's tile model calls this in every search, so it is a square root, not a loop.
+inline int stream_k_max_pieces(int k_tiles) {
+  int p = static_cast<int>(std::sqrt(k_tiles / 4.0));
+  while (4LL * (p + 1) * (p + 1) <= k_tiles) ++p;  // the exact ⌊sqrt(k_tiles / 4)⌋
+  while (p > 0 && 4LL * p * p > k_tiles) --p;
+  return std::max(p, 2);
 }
 
 // The tiling a kernel uses, structured (0 = not applicable). Generated from the kernel's policy

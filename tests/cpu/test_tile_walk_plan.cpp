@@ -75,6 +75,10 @@ TEST(TileWalkPlan, StreamKMaxPiecesIsTheSquareRootOfAQuarterOfTheKTiles) {
   EXPECT_EQ(stream_k_max_pieces(128), 5);
   EXPECT_EQ(stream_k_max_pieces(469), 10);
   EXPECT_EQ(stream_k_max_pieces(1024), 16);
+  for (int p = 3; p <= 23000; p += 997) {  // exact at the squares' edges, up to 2^31 k-tiles
+    EXPECT_EQ(stream_k_max_pieces(4 * p * p), p);
+    EXPECT_EQ(stream_k_max_pieces(4 * p * p - 1), p - 1);
+  }
   for (int k_tiles = 16; k_tiles <= 4096; k_tiles += 7) {
     auto cost = [&](int p) { return static_cast<double>(k_tiles) / p + 4.0 * p; };
     int best = 1;
