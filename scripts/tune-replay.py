@@ -30,6 +30,7 @@ import sys
 SMS, FIXED_S, BYTES_PER_S = 132, 3e-6, 0.75 * 4800e9
 NEIGHBOURS, MISSING_RATIO = 3, 3.0
 STREAM_K_WAIT, STREAM_K_FIX_UP = 0.5, 4.0  # tile_model.hpp's kStreamKWaitPerKTile, ...FixUpPerPiece
+SPLIT_TILES_SUM = 2 * STREAM_K_FIX_UP  # tile_model.hpp's kSplitTilesSum
 
 
 def load_kernels(path):
@@ -53,6 +54,12 @@ def stream_k_max_pieces(k_tiles):
     return p
 
 
+def split_tile_pieces(tiles, k_tiles):
+    """registry.hpp's split_tile_pieces: equal k-pieces of at least 4 k-tiles filling the SMs."""
+    pieces = min(SMS // tiles, k_tiles // 4) if tiles > 0 else 1
+    return pieces if pieces >= 2 else 1
+
+
 def model_cost(t, split, m, n, k):
     """(busiest SM's work, reduction seconds): tile_model.hpp's tile_model_cost."""
     if not (t["block_m"] and t["block_n"] and t["block_k"]) or t["chosen_at_run_time"] \
@@ -62,6 +69,11 @@ def model_cost(t, split, m, n, k):
     k_tiles = math.ceil(k / t["block_k"])
     s = t["schedule"]
     if s == "persistent" or (s == "stream_k_half_tail" and (tiles % SMS == 0 or 2 * (tiles % SMS) > SMS)):
+        return math.ceil(tiles / SMS) * k_tiles, 0.0
+    if s == "split_tiles":
+        pieces = split_tile_pieces(tiles, k_tiles)
+        if pieces > 1:
+            return math.ceil(k_tiles / pieces) + SPLIT_TILES_SUM, 0.0
         return math.ceil(tiles / SMS) * k_tiles, 0.0
     if s.startswith("stream_k"):
         units = min(max(math.floor(tiles * k_tiles / 4), 1), SMS, tiles * stream_k_max_pieces(k_tiles))

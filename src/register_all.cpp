@@ -41,6 +41,7 @@
   FILE(gemm_sm90_07_tma_store)      /* C through shared-memory boxes and TMA stores */          \
   FILE(gemm_sm90_08_ping_pong_tma_store) /* ping-pong on 64 x 256 tiles, TMA-store epilogue */ \
   FILE(gemm_sm90_09_tf32_registers) /* tf32: A through registers, no MN-major pre-pass */      \
+  FILE(gemm_sm90_10_split_tiles)   /* few tiles: equal k-pieces, the sum shared out */         \
   /* copies, the memory-bandwidth yardsticks */                                                 \
   FILE(copy_cuda)                   /* memory/copy.cu */                                        \
   /* the transpose ladder (docs/memory.md) */                                                   \

@@ -28,6 +28,8 @@ enum class TileSchedule {
   kStreamK,          // the k-iterations of the tiles shared evenly among the SMs
   kStreamKHalfTail,  // kStreamK where the last round of tiles is at most half full, else
                      // kPersistent (sm90 step 07's stream-K walk)
+  kSplitTiles,       // with few tiles, each cut into equal k-pieces over the SMs and summed by
+                     // all its pieces' blocks together (split_tile_pieces), else kPersistent
 };
 
 // Whether blocks of this schedule cut tiles into k-ranges of their own choosing (stream-K).
@@ -48,6 +50,18 @@ inline int stream_k_max_pieces(int k_tiles) {
   while (4LL * (p + 1) * (p + 1) <= k_tiles) ++p;  // the exact ⌊sqrt(k_tiles / 4)⌋
   while (p > 0 && 4LL * p * p > k_tiles) --p;
   return std::max(p, 2);
+}
+
+// Into how many equal k-pieces sm90 step 10 cuts each of `tiles` tiles of `k_tiles` k-tiles on
+// `slots` SMs: as many as fill the SMs, each piece at least kMinKTilesPerPiece k-tiles long; 1
+// (tiles whole) where that is fewer than 2. Every piece's block publishes its partial tile, then
+// sums a 1/pieces share of the tile over all of them, so the fix-up does not grow with the
+// pieces as stream-K's does (stream_k_max_pieces). The kernel's plan and the tile model ask here.
+inline int split_tile_pieces(int slots, int64_t tiles, int k_tiles) {
+  constexpr int kMinKTilesPerPiece = 4;
+  if (tiles <= 0) return 1;
+  const int64_t pieces = std::min<int64_t>(slots / tiles, k_tiles / kMinKTilesPerPiece);
+  return pieces >= 2 ? static_cast<int>(pieces) : 1;
 }
 
 // The tiling a kernel uses, structured (0 = not applicable). Generated from the kernel's policy

@@ -185,6 +185,11 @@ inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevic
 constexpr double kStreamKWaitPerKTile = 0.5;
 constexpr double kStreamKFixUpPerPiece = 4;
 
+// What sm90 step 10's sum costs a block, in k-iterations of one tile: its partial tile written,
+// and a 1/pieces share of the tile read from each of the pieces — one tile's worth, as one
+// stream-K fix-up (kStreamKFixUpPerPiece), whatever the number of pieces. Not fitted yet.
+constexpr double kSplitTilesSum = 2 * kStreamKFixUpPerPiece;
+
 // ⌈n / d⌉ for n ≥ 0 and a d ≥ 1 that is nearly always a power of two (step 10's k-slices: the
 // splits asked for and tuned are), which shifts: the model runs for each split of each split-K
 // kernel in every search, and the divider does one division at a time.
@@ -227,6 +232,15 @@ inline TileModelCost tile_model_cost(const TileModelKernel& km, int split_k, int
                           kStreamKFixUpPerPiece * pieces;
       break;
     }
+    case TileSchedule::kSplitTiles:  // sm90 step 10: equal pieces summed in shares, or persistent
+      if (const int pieces = split_tile_pieces(static_cast<int>(km.sms.value()), tiles,
+                                               static_cast<int>(k_tiles));
+          pieces > 1) {
+        c.busiest_sm_work = static_cast<double>(ceil_by_small(k_tiles, pieces)) + kSplitTilesSum;
+        break;
+      }
+      c.busiest_sm_work = static_cast<double>(km.sms.ceil_of(tiles) * k_tiles);
+      break;
     default: {  // one block per tile and k-slice, spread over the SMs, resident ones together
       int64_t slices = 1;
       if (km.run_time_split)

@@ -88,6 +88,45 @@ TEST(TileWalkPlan, StreamKMaxPiecesIsTheSquareRootOfAQuarterOfTheKTiles) {
   }
 }
 
+// Sm90 step 10: fewer tiles than slots are cut into equal pieces of at least 4 k-tiles, as many
+// as fill the slots; the pieces of a tile cover its k-tiles once, in order; with too few k-tiles
+// or too many tiles, the persistent walk.
+TEST(TileWalkPlan, SplitTilesCutsFewTilesIntoEqualPiecesThatFillTheSlots) {
+  const TileWalkPlan deep = split_tiles_plan(132, 1, 469);  // 100×100×30000 bf16, 128×128×64
+  EXPECT_EQ(deep.split_pieces, 117);                        // ⌊469 / 4⌋, below 132
+  EXPECT_EQ(deep.blocks, 117);
+  EXPECT_TRUE(deep.split());
+  EXPECT_TRUE(deep.partial_tiles());
+  EXPECT_FALSE(deep.stream_k());
+  const TileWalkPlan nine = split_tiles_plan(132, 9, 129);  // 257×257×8193 with 128×128×64
+  EXPECT_EQ(nine.split_pieces, 14);
+  EXPECT_EQ(nine.blocks, 126);
+  EXPECT_EQ(split_tiles_plan(132, 16, 128).blocks, 128);
+  for (const TileWalkPlan& whole : {split_tiles_plan(132, 100, 512), split_tiles_plan(132, 1, 7),
+                                    split_tiles_plan(132, 512, 64), split_tiles_plan(132, 0, 64)}) {
+    EXPECT_FALSE(whole.split());
+    EXPECT_FALSE(whole.partial_tiles());
+    EXPECT_EQ(whole.split_pieces, 0);
+  }
+  EXPECT_EQ(split_tiles_plan(132, 100, 512).blocks, 100);
+  EXPECT_EQ(split_tiles_plan(132, 1, 7).blocks, 1);
+  for (const int k_tiles : {8, 129, 469, 1000}) {
+    const int pieces = split_tile_pieces(132, 3, k_tiles);
+    ASSERT_GE(pieces, 2) << k_tiles;
+    EXPECT_LE(3 * pieces, 132);
+    int64_t expected_begin = 0;
+    for (int q = 0; q < pieces; ++q) {
+      const int64_t begin = stream_k_range_begin(k_tiles, pieces, q);
+      const int64_t end = stream_k_range_begin(k_tiles, pieces, q + 1);
+      EXPECT_EQ(begin, expected_begin);
+      EXPECT_GE(end - begin, 4) << k_tiles << " k-tiles, piece " << q;
+      EXPECT_LE(end - begin, k_tiles / pieces + 1);
+      expected_begin = end;
+    }
+    EXPECT_EQ(expected_begin, k_tiles);
+  }
+}
+
 // Step 17 at 4096² with 128×256 tiles on 132 slots: three rounds run whole, and the partial round's
 // 116 tiles (more than half the slots) are streamed alone.
 TEST(TileWalkPlan, HybridStreamsAFullEnoughPartialRoundAlone) {

@@ -901,6 +901,25 @@ TEST(TileModel, StreamKHalfTailStreamsOnlyAShortLastRound) {
   EXPECT_FALSE(is_stream_k(TileSchedule::kPersistent));
 }
 
+// Sm90 step 10 as its plan runs it (split_tiles_plan): with few tiles, one piece of the k-tiles
+// and the shared sum; else persistent rounds.
+TEST(TileModel, SplitTilesCountsOnePieceAndTheSum) {
+  TileDesc t;
+  t.block_m = 128;
+  t.block_n = 128;
+  t.block_k = 64;
+  t.schedule = TileSchedule::kSplitTiles;
+  const TileModelDevice d{132, 1, 3.6e12};
+  // One tile of 469 k-tiles in 117 pieces: 5 k-tiles on the busiest SM, then the sum.
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 100, 100, 30000, d).busiest_sm_work, 5 + kSplitTilesSum);
+  // 16 tiles of 128: 8 pieces of 16.
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 512, 512, 8192, d).busiest_sm_work, 16 + kSplitTilesSum);
+  // 1024 tiles: persistent rounds, as step 07's walk.
+  EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work, 8 * 64);
+  EXPECT_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).reduction_s, 0);
+  EXPECT_FALSE(is_stream_k(TileSchedule::kSplitTiles));
+}
+
 TEST(GemmValidate, NegativeSplitKIsRefusedByName) {
   Buffers x(8, 8, 8);
   x.p.split_k = -2;

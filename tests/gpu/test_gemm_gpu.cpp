@@ -604,6 +604,38 @@ TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
 }
 
+// Sm90 step 10: few tiles, each cut into equal pieces whose blocks sum shares of it. One tile of
+// 469 (bf16) or 938 (tf32) k-tiles in 117 or 132 pieces; 9 tiles in 14 pieces each with n odd
+// (C stored element by element either way); 16 tiles of 3xTF32 in 8 pieces; beta read on the
+// way. Correct, and the same bits every run.
+TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  DeviceInfo d;
+  if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
+  int tested = 0;
+  for (const GemmKernel* kernel : cuda_kernels()) {
+    if (kernel == nullptr || kernel->info.id.find("sm90_10_split_tiles") == std::string::npos) continue;
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{100, 100, 30000}, {257, 257, 8193},
+                           {512, 512, 8192}}) {
+      GemmCase c;
+      c.m = m;
+      c.n = n;
+      c.k = k;
+      c.beta = -0.5f;
+      c.seed = test_seed();
+      const CaseResult r = run_gemm_case(c, Context::cuda(0), kernel);
+      ASSERT_FALSE(r.skipped) << kernel->info.id << " refuses " << c.describe();
+      EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
+          << kernel->info.id << " " << c.describe() << ": " << r.message();
+      ++tested;
+    }
+  }
+  EXPECT_GT(tested, 0) << "no step-10 kernel registered";
+  EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kBF16, 100, 100, 30000), 0);
+  EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kF32, 257, 257, 8193, Compute::kTF32), 0);
+  EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kF32, 512, 512, 8192, Compute::kF32x3TF32), 0);
+}
+
 // Context::sm_limit (the multi-GPU GEMM leaves SMs to NCCL with it) makes the sm90 kernels plan
 // for fewer SMs, which can turn a whole-tile walk into stream-K with partials in the workspace:
 // 132 tiles are one full round on the H200's 132 SMs, and a partial one on 126. The workspace

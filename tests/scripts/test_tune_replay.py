@@ -48,6 +48,15 @@ class TuneReplay(unittest.TestCase):
         self.assertEqual(tf32, [1.0, 1.0])
         self.assertEqual(len(replay.leave_one_out(table, table.ensemble, "bf16")), 0)
 
+    def test_split_tiles_model_matches_tile_model(self):
+        # tile_model.hpp's kSplitTiles case (tests/cpu/test_tune_cache.cpp, SplitTilesCounts...).
+        t = dict(TILING, block_k=64, schedule="split_tiles")
+        self.assertEqual(replay.split_tile_pieces(1, 469), 117)
+        self.assertEqual(replay.split_tile_pieces(100, 512), 1)
+        self.assertEqual(replay.model_cost(t, 0, 100, 100, 30000), (5 + replay.SPLIT_TILES_SUM, 0.0))
+        self.assertEqual(replay.model_cost(t, 0, 512, 512, 8192), (16 + replay.SPLIT_TILES_SUM, 0.0))
+        self.assertEqual(replay.model_cost(t, 0, 4096, 4096, 4096), (8 * 64, 0.0))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -35,6 +35,7 @@ const char* schedule_name(TileSchedule s) {
     case TileSchedule::kPersistent: return "persistent";
     case TileSchedule::kStreamK: return "stream_k";
     case TileSchedule::kStreamKHalfTail: return "stream_k_half_tail";
+    case TileSchedule::kSplitTiles: return "split_tiles";
     default: return "unmodelled";
   }
 }

@@ -18,11 +18,16 @@ namespace tilekit::cuda {
 
 // `blocks` blocks; the walk's first `whole_tiles` tiles go whole, round robin; the k-tiles of the
 // rest, end to end, are cut into `blocks` equal stream-K ranges.
+// Or (sm90 step 10) `blocks` = tiles × `split_pieces`: block b computes piece b % split_pieces of
+// tile b / split_pieces, k-tiles [stream_k_range_begin(k_tiles, pieces, piece), … piece + 1).
 struct TileWalkPlan {
   int blocks = 0;
   int whole_tiles = 0;
   int64_t stream_k_iters = 0;
+  int split_pieces = 0;
   bool stream_k() const { return stream_k_iters > 0; }
+  bool split() const { return split_pieces > 1; }
+  bool partial_tiles() const { return stream_k() || split(); }  // a slot and a flag per block
 };
 
 // One block per slot (fewer when there are fewer tiles), every tile whole.
@@ -45,6 +50,17 @@ inline TileWalkPlan stream_k_tail_plan(int slots, int tiles, int k_tiles) {
   const int64_t most = std::min<int64_t>(
       {slots, iters / kMinItersPerBlock, static_cast<int64_t>(tiles) * stream_k_max_pieces(k_tiles)});
   return TileWalkPlan{static_cast<int>(std::max<int64_t>(1, most)), tiles - streamed, iters};
+}
+
+// Sm90 step 10: with few enough tiles, each cut into split_tile_pieces equal k-pieces, a block
+// each (registry.hpp); else persistent_plan.
+inline TileWalkPlan split_tiles_plan(int slots, int tiles, int k_tiles) {
+  const int pieces = split_tile_pieces(slots, tiles, k_tiles);
+  if (pieces < 2) return persistent_plan(slots, tiles);
+  TileWalkPlan plan;
+  plan.blocks = tiles * pieces;
+  plan.split_pieces = pieces;
+  return plan;
 }
 
 // Step 17: the whole rounds go to a kernel of one block per tile, and what is left is streamed.

@@ -14,8 +14,9 @@
 //          that hold a 32-row chunk stage 32 × 32 boxes together (PairBox), written transposed
 //          where C is, so every store is of whole 128-byte lines of C.
 // Requires: sm_90; FP32 A, B and C; any shape, layout, op and ld. Only op(A) and op(B) both
-//          MN-major in the row-major view (TN) still prepare one operand, and an operand whose
-//          ld TMA cannot read (not a multiple of 4 floats) is prepared as before. A C TMA cannot
+//          MN-major in the row-major view (TN) still prepare one operand: the smaller, the
+//          operands swapped as for NN when B is the larger. An operand whose ld TMA cannot read
+//          (not a multiple of 4 floats) is prepared as before. A C TMA cannot
 //          store (its rows not a multiple of 4 floats) is stored by the threads.
 // Expect:  NN and TT at NT's speed (both operands read in place): the pre-pass (~10% of the
 //          call at 4096) gone. Measured at 4096 (docs/hopper.md): the TMA-store epilogue −4% of

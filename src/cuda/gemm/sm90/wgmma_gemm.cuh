@@ -141,6 +141,10 @@ struct WgmmaArgs {
   // from the others' partial tiles (`partials`, one slot per block, published on `flags`).
   int whole_tiles = 0;
   int64_t stream_k_iters = 0;  // k-tiles of the stream-K tiles, all together
+  // Step 10 (0 elsewhere): each tile cut into this many equal k-pieces, block b computing piece
+  // b % split_pieces of tile b / split_pieces; each publishes its partial tile, then sums its
+  // share of the tile from all of them (sum_share).
+  int split_pieces = 0;
   float* partials = nullptr;
   int* flags = nullptr;
 };
@@ -181,9 +185,17 @@ __device__ __forceinline__ int64_t stream_k_begin(const WgmmaArgs& a, int b) {
 // holding the rest of that tile has long published it. Blocks wait only for lower-numbered
 // blocks, which were scheduled first.
 // Clusters walk their tile groups the same way, the blocks of a cluster in step.
+// Step 10's blocks have one piece each (WgmmaArgs::split_pieces).
 template <int kCluster, typename F>
 __device__ __forceinline__ void for_each_segment(const WgmmaArgs& a, F&& f) {
   const int k_tiles = k_tile_count(a);
+  if (kCluster == 1 && a.split_pieces > 0) {
+    const int piece = blockIdx.x % a.split_pieces;
+    f(Segment{static_cast<int>(blockIdx.x) / a.split_pieces,
+              static_cast<int>(stream_k_range_begin(k_tiles, a.split_pieces, piece)),
+              static_cast<int>(stream_k_range_begin(k_tiles, a.split_pieces, piece + 1))});
+    return;
+  }
   const int first = blockIdx.x / kCluster, stride = gridDim.x / kCluster;
   for (int t = first; t < a.whole_tiles; t += stride) f(Segment{t, 0, k_tiles});
   if (a.stream_k_iters == 0) return;
@@ -667,14 +679,16 @@ __device__ __forceinline__ float* partial_slot(const WgmmaArgs& a, int block, in
          threadIdx.x % 128;
 }
 
+// `flag`: the counter to raise, this block's own (stream-K) or its tile's (step 10).
 template <typename P>
-__device__ void publish_partial(const WgmmaArgs& a, const float (&acc)[P::kAccumulators], int consumer) {
+__device__ void publish_partial(const WgmmaArgs& a, const float (&acc)[P::kAccumulators], int consumer,
+                                int flag) {
   float* slot = partial_slot<P>(a, blockIdx.x, consumer);
 #pragma unroll
   for (int i = 0; i < P::kAccumulators; ++i) __stcg(slot + i * 128, acc[i]);
   __threadfence();
   consumer_barrier(consumer);
-  if (threadIdx.x % 128 == 0) atomicAdd(&a.flags[blockIdx.x], 1);  // one per consumer warpgroup
+  if (threadIdx.x % 128 == 0) atomicAdd(&a.flags[flag], 1);  // one per consumer warpgroup
 }
 
 // Adds the partial tiles of the blocks below this one that hold k-tiles [0, seg.k_begin) of
@@ -696,6 +710,49 @@ __device__ void add_partials(const WgmmaArgs& a, float (&acc)[P::kAccumulators],
     for (int i = 0; i < P::kAccumulators; ++i) acc[i] += __ldcg(slot + i * 128);
     const int64_t piece_start = stream_k_begin(a, b) - tile_start;
     covered = piece_start > 0 ? static_cast<int>(piece_start) : 0;
+  }
+}
+
+// Step 10: once every piece of this block's tile has published its partial tile (counted on the
+// flag of the tile's first block: one flag to wait on, where a flag per piece cost an L2 round
+// trip each, 117 in turn at 100 × 100 × 30000), the consumer sums its share of them — elements [begin, end) of its half of a slot, 1/split_pieces of it —
+// over the pieces in order (the same sum every run) and stores those elements of C. A slot
+// holds register i of consumer thread t at i·128 + t: wgmma's accumulator layout (store_tile;
+// kPermutedRows and kCTransposed as there, for step 09's policy) gives the element's row and
+// column. Waits for higher-numbered blocks too: the plan never launches more blocks than the
+// SMs hold at once (split_tiles_plan).
+template <typename P, bool kPermutedRows, bool kCTransposed>
+__device__ void sum_share(const WgmmaArgs& a, const Segment& seg, int consumer) {
+  const int pieces = a.split_pieces, piece = static_cast<int>(blockIdx.x) % pieces;
+  const int first = static_cast<int>(blockIdx.x) - piece;
+  if (threadIdx.x % 128 == 0) {
+    volatile int* published = a.flags + first;
+    while (*published < pieces * P::kConsumers) {
+    }
+    __threadfence();
+  }
+  consumer_barrier(consumer);
+  int tm, tn;
+  tile_coords<1>(a, seg.tile, &tm, &tn);
+  constexpr int kHalf = P::kAccumulators * 128;  // one consumer's elements in a slot
+  const auto begin = static_cast<int>(stream_k_range_begin(kHalf, pieces, piece));
+  const auto end = static_cast<int>(stream_k_range_begin(kHalf, pieces, piece + 1));
+  const float* slots = a.partials + (static_cast<int64_t>(first) * P::kConsumers + consumer) * kHalf;
+  constexpr int64_t kSlotStride = static_cast<int64_t>(P::kConsumers) * kHalf;
+  for (int e = begin + static_cast<int>(threadIdx.x % 128); e < end; e += 128) {
+    const int i = e / 128, t = e % 128, lane = t % 32;
+    const int row = tm * P::kBm + accumulator_row<kPermutedRows>(consumer, t / 32, lane / 4 + 8 * ((i / 2) % 2));
+    const int col = tn * P::kBn + (i / 4) * 8 + 2 * (lane % 4) + i % 2;
+    // Unrolled so that 16 loads are in flight before their adds (each an L2 round trip; the
+    // adds keep piece order).
+    float sum = __ldcg(slots + e);
+#pragma unroll 16
+    for (int b = 1; b < pieces; ++b) sum += __ldcg(slots + b * kSlotStride + e);
+    if (row < a.m && col < a.n) {
+      float* p = kCTransposed ? a.c + static_cast<int64_t>(col) * a.ldc + row
+                              : a.c + static_cast<int64_t>(row) * a.ldc + col;
+      *p = epilogue_value(a, sum, p);
+    }
   }
 }
 
@@ -905,8 +962,15 @@ __device__ __forceinline__ void store_half(const WgmmaArgs& args, const float (&
 template <typename P, int kCluster, Epilogue kEpilogue, bool kPermutedRows = false, bool kCTransposed = false>
 __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&sum)[P::kAccumulators],
                                                const Segment& seg, int consumer, TmaStoreState& out) {
+  if constexpr (kCluster == 1) {
+    if (args.split_pieces > 0) {  // step 10: every piece publishes, then sums its share
+      publish_partial<P>(args, sum, consumer, blockIdx.x - blockIdx.x % args.split_pieces);
+      sum_share<P, kPermutedRows, kCTransposed>(args, seg, consumer);
+      return;
+    }
+  }
   if (seg.k_end < k_tile_count(args)) {  // the rest of this tile is summed by a higher block
-    publish_partial<P>(args, sum, consumer);
+    publish_partial<P>(args, sum, consumer, blockIdx.x);
     return;
   }
   if (seg.k_begin > 0) add_partials<P>(args, sum, seg, consumer);
@@ -1140,17 +1204,19 @@ bool reads_in_place(const TmaOperand& o, bool mn_major, int64_t uses, bool is_a)
 }
 
 // The view a policy's kernels compute: step 09 swaps A and B (C then stored transposed) when B
-// alone is MN-major, so that B becomes the A it reads through registers.
+// alone is MN-major, so that B becomes the A it reads through registers; and when both are and
+// B is the larger (n > m), so that the one prepared K-major in the workspace is the smaller
+// (tf32 TN 48 × 8000 × 8000: A's 1.5 MB instead of B's 256 MB).
 template <typename P>
 WgmmaView kernel_view(const GemmProblem& p) {
   const WgmmaView v = wgmma_view(p);
-  if (P::kARegisters && v.b_mn_major && !v.a_mn_major) return transposed_view(v);
+  if (P::kARegisters && v.b_mn_major && (!v.a_mn_major || v.n > v.m)) return transposed_view(v);
   return v;
 }
 
 // Workspace, in order: A and B as TMA reads them where they are not read in place (16-bit:
 // repacked when repack_pays; tf32: prepared unless reads_in_place, `parts` copies each), then
-// the stream-K partial tiles (one per block) and their flags.
+// the partial tiles of stream-K or step 10 (one per block) and their flags.
 template <typename P>
 struct WgmmaWorkspace {
   size_t a = 0, b = 0, partials = 0, flags = 0;
@@ -1165,7 +1231,7 @@ struct WgmmaWorkspace {
       a = repack_bytes(v.a, v.n);
       b = repack_bytes(v.b, v.m);
     }
-    if (plan.stream_k()) {
+    if (plan.partial_tiles()) {
       partials = static_cast<size_t>(plan.blocks) * P::kBm * P::kBn * sizeof(float);
       flags = static_cast<size_t>(plan.blocks) * sizeof(int);
     }
@@ -1282,6 +1348,7 @@ WgmmaArgs wgmma_args(const WgmmaView& v, const WgmmaPlan& plan, int group_rows) 
   args.c_pairs = v.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(v.c) % 8 == 0;
   args.whole_tiles = plan.whole_tiles;
   args.stream_k_iters = plan.stream_k_iters;
+  args.split_pieces = plan.split() ? plan.split_pieces : 0;
   return args;
 }
 
@@ -1358,7 +1425,7 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
     return invalid_argument("workspace of " + std::to_string(ws.bytes) + " bytes, the kernel needs " +
                             std::to_string(layout.total()));
   WgmmaArgs args = wgmma_args<P>(v, plan, Schedule::kGroupRows);
-  if (plan.stream_k()) {
+  if (plan.partial_tiles()) {
     auto* area = static_cast<uint8_t*>(ws.data) + layout.a + layout.b;
     args.partials = reinterpret_cast<float*>(area);
     args.flags = reinterpret_cast<int*>(area + layout.partials);
@@ -1399,6 +1466,9 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   static_assert(Schedule::kClusterM == 1 || (!Schedule::kPingPong && P::kParts == 1 && !kStreamK),
                 "clusters (step 06) share B's k-tiles of whole tiles, one part, both consumers");
   static_assert(!Schedule::kPingPong || !kStreamK, "ping-pong consumers take whole tiles");
+  static_assert(Schedule::kTileSchedule != TileSchedule::kSplitTiles ||
+                    (!Schedule::kPingPong && Schedule::kClusterM == 1),
+                "step 10's sum (sum_share) reads the two consumers' accumulators of whole tiles");
   static_assert(!P::kARegisters || (!Schedule::kPingPong && Schedule::kClusterM == 1),
                 "step 09's A in registers: two consumers, no clusters");
   EntrySpec s = cuda_spec("sm90", Schedule::kName, Schedule::kStep);
@@ -1412,8 +1482,8 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   s.requirements = P::kParts == 2 ? "any shape, layout, op and ld (A and B split K-major into "
                                      "two TF32 parts in the workspace)"
                  : P::kARegisters ? "any shape, layout, op and ld (TMA rounds the operands to TF32 as it "
-                                    "loads them, an MN-major A through registers; a B stored MN-major "
-                                    "beside an MN-major A, or an operand TMA cannot read, is prepared "
+                                    "loads them, an MN-major A through registers; of two MN-major "
+                                    "operands the smaller, or an operand TMA cannot read, is prepared "
                                     "K-major in the workspace)"
                  : P::kTf32 ? "any shape, layout, op and ld (TMA rounds a K-major operand to TF32 as "
                               "it loads it; an MN-major or unaligned one is prepared K-major in the "
