@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <tuple>
@@ -418,30 +419,39 @@ TEST(CudaGemm, LadderStreamKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("16_stream_k", DType::kF32, 2100, 2100, 256), 0);
 }
 
+// Runs every CUDA kernel whose id contains `id_part` at each m × n × k (beta −0.5, fresh random
+// inputs) against the reference; none may refuse. Returns how many cases ran.
+int expect_correct_at(const std::string& id_part,
+                      std::initializer_list<std::tuple<int64_t, int64_t, int64_t>> shapes) {
+  int tested = 0;
+  for (const GemmKernel* kernel : cuda_kernels()) {
+    if (kernel == nullptr || kernel->info.id.find(id_part) == std::string::npos) continue;
+    for (auto [m, n, k] : shapes) {
+      GemmCase c;
+      c.m = m;
+      c.n = n;
+      c.k = k;
+      c.beta = -0.5f;
+      c.seed = test_seed();
+      const CaseResult r = run_gemm_case(c, Context::cuda(0), kernel);
+      EXPECT_FALSE(r.skipped) << kernel->info.id << " refuses " << c.describe();
+      if (r.skipped) continue;
+      EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
+          << kernel->info.id << " " << c.describe() << ": " << r.message();
+      ++tested;
+    }
+  }
+  return tested;
+}
+
 // Step 17 runs the whole rounds in one kernel and streams the rest in a second that may overlap
 // it. 2048×3840 has 240 tiles of 128×256 on the H200's 132 slots (or 480 of 128×128 on 264): its
 // partial round is streamed alone; 4097² (561 and 1089 tiles) has a thin one, streamed with the
 // last full round. Correct against the reference, and the same bits every run.
 TEST(CudaGemm, LadderHybridStreamKIsCorrectAndBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
-  int tested = 0;
-  for (const GemmKernel* kernel : cuda_kernels()) {
-    if (kernel == nullptr || kernel->info.id.find("17_hybrid") == std::string::npos) continue;
-    for (auto [m, n] : {std::pair<int64_t, int64_t>{2048, 3840}, {4097, 4097}}) {
-      GemmCase c;
-      c.m = m;
-      c.n = n;
-      c.k = 520;
-      c.beta = -0.5f;
-      c.seed = test_seed();
-      const CaseResult r = run_gemm_case(c, Context::cuda(0), kernel);
-      ASSERT_FALSE(r.skipped) << kernel->info.id << " refuses " << c.describe();
-      EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
-          << kernel->info.id << " " << c.describe() << ": " << r.message();
-      ++tested;
-    }
-  }
-  EXPECT_GT(tested, 0) << "no step-17 kernel registered";
+  EXPECT_GT(expect_correct_at("17_hybrid", {{2048, 3840, 520}, {4097, 4097, 520}}), 0)
+      << "no step-17 kernel registered";
   EXPECT_GT(expect_bit_identical_runs("17_hybrid", DType::kF32, 2048, 3840, 520), 0);
   EXPECT_GT(expect_bit_identical_runs("17_hybrid", DType::kF32, 4097, 4097, 520), 0);
 }
@@ -612,25 +622,8 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   DeviceInfo d;
   if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
-  int tested = 0;
-  for (const GemmKernel* kernel : cuda_kernels()) {
-    if (kernel == nullptr || kernel->info.id.find("sm90_10_split_tiles") == std::string::npos) continue;
-    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{100, 100, 30000}, {257, 257, 8193},
-                           {512, 512, 8192}}) {
-      GemmCase c;
-      c.m = m;
-      c.n = n;
-      c.k = k;
-      c.beta = -0.5f;
-      c.seed = test_seed();
-      const CaseResult r = run_gemm_case(c, Context::cuda(0), kernel);
-      ASSERT_FALSE(r.skipped) << kernel->info.id << " refuses " << c.describe();
-      EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
-          << kernel->info.id << " " << c.describe() << ": " << r.message();
-      ++tested;
-    }
-  }
-  EXPECT_GT(tested, 0) << "no step-10 kernel registered";
+  EXPECT_GT(expect_correct_at("sm90_10_split_tiles", {{100, 100, 30000}, {257, 257, 8193}, {512, 512, 8192}}), 0)
+      << "no step-10 kernel registered";
   EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kBF16, 100, 100, 30000), 0);
   EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kF32, 257, 257, 8193, Compute::kTF32), 0);
   EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kF32, 512, 512, 8192, Compute::kF32x3TF32), 0);
