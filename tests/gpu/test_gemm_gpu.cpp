@@ -622,11 +622,13 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   DeviceInfo d;
   if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
-  EXPECT_GT(expect_correct_at("sm90_10_split_tiles", {{100, 100, 30000}, {257, 257, 8193}, {512, 512, 8192}}), 0)
+  EXPECT_GT(expect_correct_at("sm90_10_split_tiles",
+                              {{100, 100, 30000}, {257, 257, 8193}, {512, 512, 8192}}), 0)
       << "no step-10 kernel registered";
   EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kBF16, 100, 100, 30000), 0);
   EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kF32, 257, 257, 8193, Compute::kTF32), 0);
-  EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kF32, 512, 512, 8192, Compute::kF32x3TF32), 0);
+  EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kF32, 512, 512, 8192,
+                                      Compute::kF32x3TF32), 0);
 }
 
 // Context::sm_limit (the multi-GPU GEMM leaves SMs to NCCL with it) makes the sm90 kernels plan

@@ -135,7 +135,8 @@ __device__ __forceinline__ void repack_row(const RepackJob& j, int64_t row) {
 
 __device__ __forceinline__ void repack_group_of_row(const RepackJob& j, int64_t row, int64_t g) {
   if (g * 8 < j.cols)
-    *reinterpret_cast<uint4*>(j.dst + row * j.ld_dst + g * 8) = repack_group(j.src + row * j.ld_src, g * 8, j.cols);
+    *reinterpret_cast<uint4*>(j.dst + row * j.ld_dst + g * 8) =
+        repack_group(j.src + row * j.ld_src, g * 8, j.cols);
 }
 
 // Short rows, several a block: a block a row left most of its threads idle (an ld-100 bf16 B of
@@ -373,8 +374,9 @@ Status prepare_16bit_operands(TmaOperand* a, void* a_copy, TmaOperand* b, void* 
     p.rows_per_block = kRepackThreads / p.group_stride;
     blocks_y = (rows + p.rows_per_block - 1) / p.rows_per_block;
   }
-  const dim3 grid(p.rows_per_block > 1 ? 1u
-                                       : static_cast<unsigned>(std::clamp<int64_t>((groups + per_block - 1) / per_block, 1, 1024)),
+  const int64_t blocks_x =
+      p.rows_per_block > 1 ? 1 : std::clamp<int64_t>((groups + per_block - 1) / per_block, 1, 1024);
+  const dim3 grid(static_cast<unsigned>(blocks_x),
                   static_cast<unsigned>(std::clamp<int64_t>(blocks_y, 1, 65535)));
   prepare_16bit_kernel<<<grid, kRepackThreads, 0, stream>>>(p);
   TILEKIT_CUDA_CHECK_LAUNCH("prepare_16bit_kernel");

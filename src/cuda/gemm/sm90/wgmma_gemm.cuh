@@ -715,8 +715,9 @@ __device__ void add_partials(const WgmmaArgs& a, float (&acc)[P::kAccumulators],
 
 // Step 10: once every piece of this block's tile has published its partial tile (counted on the
 // flag of the tile's first block: one flag to wait on, where a flag per piece cost an L2 round
-// trip each, 117 in turn at 100 × 100 × 30000), the consumer sums its share of them — elements [begin, end) of its half of a slot, 1/split_pieces of it —
-// over the pieces in order (the same sum every run) and stores those elements of C. A slot
+// trip each, 117 in turn at 100 × 100 × 30000), the consumer sums its share of them, elements
+// [begin, end) of its half of a slot (1/split_pieces of it), over the pieces in order (the same
+// sum every run) and stores those elements of C. A slot
 // holds register i of consumer thread t at i·128 + t: wgmma's accumulator layout (store_tile;
 // kPermutedRows and kCTransposed as there, for step 09's policy) gives the element's row and
 // column. Waits for higher-numbered blocks too: the plan never launches more blocks than the
@@ -741,7 +742,8 @@ __device__ void sum_share(const WgmmaArgs& a, const Segment& seg, int consumer) 
   constexpr int64_t kSlotStride = static_cast<int64_t>(P::kConsumers) * kHalf;
   for (int e = begin + static_cast<int>(threadIdx.x % 128); e < end; e += 128) {
     const int i = e / 128, t = e % 128, lane = t % 32;
-    const int row = tm * P::kBm + accumulator_row<kPermutedRows>(consumer, t / 32, lane / 4 + 8 * ((i / 2) % 2));
+    const int r = lane / 4 + 8 * ((i / 2) % 2);  // the thread's row in its warp's 16
+    const int row = tm * P::kBm + accumulator_row<kPermutedRows>(consumer, t / 32, r);
     const int col = tn * P::kBn + (i / 4) * 8 + 2 * (lane % 4) + i % 2;
     // Unrolled so that 16 loads are in flight before their adds (each an L2 round trip; the
     // adds keep piece order).
