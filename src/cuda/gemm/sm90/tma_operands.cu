@@ -149,8 +149,8 @@ __device__ __forceinline__ void repack_short_rows(const PrepareArgs& p, int64_t 
        row += static_cast<int64_t>(gridDim.y) * p.rows_per_block) {
     // Each job named by a constant index: a job chosen at run time (a reference to
     // p.jobs[row < rows_a ? 0 : 1]) made the compiler copy the kernel's parameters into local
-    // memory in every thread, of every launch of the kernel (a 3 × 16504 grid took 349 µs
-    // against 58).
+    // memory in every thread, of every launch of the kernel (ptxas -v: a 120-byte stack frame,
+    // against none; a 3 × 16504 grid took 349 µs against 58).
     if (row < rows_a)
       repack_group_of_row(p.jobs[0], row, g);
     else
