@@ -185,16 +185,20 @@ __device__ __forceinline__ int64_t stream_k_begin(const WgmmaArgs& a, int b) {
 // holding the rest of that tile has long published it. Blocks wait only for lower-numbered
 // blocks, which were scheduled first.
 // Clusters walk their tile groups the same way, the blocks of a cluster in step.
-// Step 10's blocks have one piece each (WgmmaArgs::split_pieces).
-template <int kCluster, typename F>
+// kSplit: step 10's kernels, whose blocks have one piece each when WgmmaArgs::split_pieces is
+// set (only their instantiations carry the code).
+template <int kCluster, bool kSplit = false, typename F>
 __device__ __forceinline__ void for_each_segment(const WgmmaArgs& a, F&& f) {
+  static_assert(!kSplit || kCluster == 1, "step 10 has no clusters");
   const int k_tiles = k_tile_count(a);
-  if (kCluster == 1 && a.split_pieces > 0) {
-    const int piece = blockIdx.x % a.split_pieces;
-    f(Segment{static_cast<int>(blockIdx.x) / a.split_pieces,
-              static_cast<int>(stream_k_range_begin(k_tiles, a.split_pieces, piece)),
-              static_cast<int>(stream_k_range_begin(k_tiles, a.split_pieces, piece + 1))});
-    return;
+  if constexpr (kSplit) {
+    if (a.split_pieces > 0) {
+      const int piece = blockIdx.x % a.split_pieces;
+      f(Segment{static_cast<int>(blockIdx.x) / a.split_pieces,
+                static_cast<int>(stream_k_range_begin(k_tiles, a.split_pieces, piece)),
+                static_cast<int>(stream_k_range_begin(k_tiles, a.split_pieces, piece + 1))});
+      return;
+    }
   }
   const int first = blockIdx.x / kCluster, stride = gridDim.x / kCluster;
   for (int t = first; t < a.whole_tiles; t += stride) f(Segment{t, 0, k_tiles});
@@ -253,12 +257,12 @@ __device__ __forceinline__ void load_b_share(uint8_t* b_stage, const CUtensorMap
   }
 }
 
-template <typename P, int kCluster, bool kAMn, bool kBMn>
+template <typename P, int kCluster, bool kAMn, bool kBMn, bool kSplit>
 __device__ void produce(const WgmmaArgs& args, const OperandMaps& maps, uint8_t* ring_a,
                         uint8_t* ring_b, uint64_t* full, uint64_t* empty) {
   int stage = 0;
   uint32_t phase = 0;
-  for_each_segment<kCluster>(args, [&](const Segment& seg) {
+  for_each_segment<kCluster, kSplit>(args, [&](const Segment& seg) {
     int tm, tn;
     tile_coords<kCluster>(args, seg.tile, &tm, &tn);
     for (int kt = seg.k_begin; kt < seg.k_end; ++kt) {
@@ -961,10 +965,10 @@ __device__ __forceinline__ void store_half(const WgmmaArgs& args, const float (&
 }
 
 // A segment's sum: published as a partial tile, or completed with the others' and stored.
-template <typename P, int kCluster, Epilogue kEpilogue, bool kPermutedRows = false, bool kCTransposed = false>
+template <typename P, int kCluster, Epilogue kEpilogue, bool kPermutedRows, bool kCTransposed, bool kSplit>
 __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&sum)[P::kAccumulators],
                                                const Segment& seg, int consumer, TmaStoreState& out) {
-  if constexpr (kCluster == 1) {
+  if constexpr (kSplit) {
     if (args.split_pieces > 0) {  // step 10: every piece publishes, then sums its share
       publish_partial<P>(args, sum, consumer, blockIdx.x - blockIdx.x % args.split_pieces);
       sum_share<P, kPermutedRows, kCTransposed>(args, seg, consumer);
@@ -981,26 +985,26 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   store_half<P, kEpilogue, kPermutedRows, kCTransposed>(args, sum, tm, tn, consumer, out);
 }
 
-template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn, bool kCTransposed = false,
-          bool kPromoteSteps = false>
+template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn, bool kCTransposed,
+          bool kPromoteSteps, bool kSplit>
 __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
                         uint64_t* full, uint64_t* empty, int consumer, TmaStoreState out) {
   int stage = 0;
   uint32_t phase = 0;
   float acc[P::kAccumulators] = {};  // overwritten by each segment's first wgmma (accumulate = 0)
   float promoted[P::kAccumulators];  // used only with P::kPromote
-  for_each_segment<kCluster>(args, [&](const Segment& seg) {
+  for_each_segment<kCluster, kSplit>(args, [&](const Segment& seg) {
     if constexpr (P::kARegisters && kAMn) {
       multiply_segment_a_registers<P>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc);
-      finish_segment<P, kCluster, kEpilogue, kAMn, kCTransposed>(args, acc, seg, consumer, out);
+      finish_segment<P, kCluster, kEpilogue, kAMn, kCTransposed, kSplit>(args, acc, seg, consumer, out);
     } else if constexpr (P::kPromote) {
       multiply_segment<P, kCluster, kAMn, kBMn, kPromoteSteps>(seg, ring_a, ring_b, full, empty, consumer,
                                                                stage, phase, acc, promoted);
-      finish_segment<P, kCluster, kEpilogue>(args, promoted, seg, consumer, out);
+      finish_segment<P, kCluster, kEpilogue, false, false, kSplit>(args, promoted, seg, consumer, out);
     } else {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
                                                 acc);
-      finish_segment<P, kCluster, kEpilogue, false, kCTransposed>(args, acc, seg, consumer, out);
+      finish_segment<P, kCluster, kEpilogue, false, kCTransposed, kSplit>(args, acc, seg, consumer, out);
     }
   });
   // The last stores must have read their boxes before the block's shared memory goes, and have
@@ -1108,10 +1112,12 @@ __global__ void __launch_bounds__(P::kThreads, 1)
     cluster_sync();  // no block loads into or arrives on another's barriers before they exist
   else
     __syncthreads();
+  // Step 10's split walk and sum are compiled into its kernels only.
+  constexpr bool kSplit = Schedule::kTileSchedule == TileSchedule::kSplitTiles;
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     registers_shrink<kProducerRegisters>();
-    if (threadIdx.x == 0) produce<P, kCluster, kAMn, kBMn>(args, maps, ring_a, ring_b, full, empty);
+    if (threadIdx.x == 0) produce<P, kCluster, kAMn, kBMn, kSplit>(args, maps, ring_a, ring_b, full, empty);
   } else {
     registers_grow<kConsumerRegisters>();
     // Consumer warps are the block's warps 4 … 11: warp w stages in boxes w − 4.
@@ -1120,7 +1126,7 @@ __global__ void __launch_bounds__(P::kThreads, 1)
       consume_ping_pong<P, Schedule::kEpilogue, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn,
                                                             warpgroup - 1, out);
     else
-      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn, kCTransposed, kPromoteSteps>(
+      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn, kCTransposed, kPromoteSteps, kSplit>(
           args, ring_a, ring_b, full, empty, warpgroup - 1, out);
   }
   // The other blocks' consumers may still be arriving on this block's `empty` barriers: its
