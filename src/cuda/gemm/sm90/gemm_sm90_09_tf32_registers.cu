@@ -16,8 +16,8 @@
 // Requires: sm_90; FP32 A, B and C; any shape, layout, op and ld. Only op(A) and op(B) both
 //          MN-major in the row-major view (TN) still prepare one operand: the smaller, the
 //          operands swapped as for NN when B is the larger. An operand whose ld TMA cannot read
-//          (not a multiple of 4 floats) is prepared as before. A C TMA cannot
-//          store (its rows not a multiple of 4 floats) is stored by the threads.
+//          (not a multiple of 4 floats) is prepared as before. A C TMA cannot store (its rows
+//          not a multiple of 4 floats) is stored by the threads.
 // Expect:  NN and TT at NT's speed (both operands read in place): the pre-pass (~10% of the
 //          call at 4096) gone. Measured at 4096 (docs/hopper.md): the TMA-store epilogue −4% of
 //          the kernel's time for NN (half the L2 write sectors of the transposed direct

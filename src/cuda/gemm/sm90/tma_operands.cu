@@ -102,8 +102,8 @@ struct PrepareArgs {
   RepackJob jobs[2];
   int* flags = nullptr;
   int64_t flag_count = 0;
-  // Rows of at most half a block's groups (repack_short_rows): each block copies rows_per_block of them
-  // at once, a group a thread, `group_stride` threads a row.
+  // Rows of at most half a block's groups (repack_short_rows): each block copies rows_per_block
+  // of them at once, a group a thread, `group_stride` threads a row.
   int rows_per_block = 1, group_stride = 0;
 };
 

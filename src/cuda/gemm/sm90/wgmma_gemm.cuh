@@ -721,11 +721,10 @@ __device__ void add_partials(const WgmmaArgs& a, float (&acc)[P::kAccumulators],
 // flag of the tile's first block: one flag to wait on, where a flag per piece cost an L2 round
 // trip each, 117 in turn at 100 × 100 × 30000), the consumer sums its share of them, elements
 // [begin, end) of its half of a slot (1/split_pieces of it), over the pieces in order (the same
-// sum every run) and stores those elements of C. A slot
-// holds register i of consumer thread t at i·128 + t: wgmma's accumulator layout (store_tile;
-// kPermutedRows and kCTransposed as there, for step 09's policy) gives the element's row and
-// column. Waits for higher-numbered blocks too: the plan never launches more blocks than the
-// SMs hold at once (split_tiles_plan).
+// sum every run) and stores those elements of C. A slot holds register i of consumer thread t at
+// i·128 + t: wgmma's accumulator layout (store_tile; kPermutedRows and kCTransposed as there, for
+// step 09's policy) gives the element's row and column. Waits for higher-numbered blocks too:
+// the plan never launches more blocks than the SMs hold at once (split_tiles_plan).
 template <typename P, bool kPermutedRows, bool kCTransposed>
 __device__ void sum_share(const WgmmaArgs& a, const Segment& seg, int consumer) {
   const int pieces = a.split_pieces, piece = static_cast<int>(blockIdx.x) % pieces;
@@ -1356,7 +1355,7 @@ WgmmaArgs wgmma_args(const WgmmaView& v, const WgmmaPlan& plan, int group_rows) 
   args.c_pairs = v.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(v.c) % 8 == 0;
   args.whole_tiles = plan.whole_tiles;
   args.stream_k_iters = plan.stream_k_iters;
-  args.split_pieces = plan.split() ? plan.split_pieces : 0;
+  args.split_pieces = plan.split_pieces;  // 0 but in step 10's split plans
   return args;
 }
 
