@@ -124,6 +124,9 @@ std::vector<GemmCase> cases() {
   // An A that TMA could read in place (rows of 144 bytes) but that the Hopper family repacks:
   // its rows are off 128-byte lines and each element enters n ≥ 3072 products.
   add(64, 3100, 72);
+  // Rows of 160 bytes, off lines but on 32-byte sectors: 128 × 256 tiles and clusters read
+  // them in place, lone 128 × 128 tiles repack them (repack_pays).
+  add(64, 3100, 80);
   for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
     for (Op op_a : {Op::kN, Op::kT})
       for (Op op_b : {Op::kN, Op::kT}) {

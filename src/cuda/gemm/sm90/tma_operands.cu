@@ -22,6 +22,17 @@ constexpr int64_t kRepackLdMultiple = 128 / kElementBytes;
 // 2056²). A repack's cost grows with the operand, the saving with the products each element
 // enters (n for A, m for B); it is taken from this many on.
 constexpr int64_t kRepackMisalignedUses = 3072;
+// A 128 × 256 tile or a cluster sharing B (fewer box rows per product) loses little to rows that
+// start on 32-byte sectors (row pitch a multiple of 32 bytes), and a clustered 128 × 256 tile
+// little even to rows off sectors. bf16, every step, NN/NT/TN, in place (128-byte promotion)
+// against repacked, on the H200 (docs/results.md, "Rows on 32-byte sectors read in place"):
+// - rows on sectors (4400, 5200): 128 × 256 0.89–0.95 of the repacked time, clustered
+//   128 × 128 0.90–0.96; lone 128 × 128 0.97–1.12 and 64 × 256 1.08–1.23 (repacked, as before);
+//   at 9200 and 10400 (NT) 128 × 256 0.91–0.98 but for one kernel each (1.04, 1.07);
+// - rows off sectors (4104, 6200, 7000, 8200): 128 × 256 1.06–1.28, clustered 128 × 128
+//   1.03–1.15 (repacked), clustered 128 × 256 0.89, 0.93, 0.93 and 0.99 (in place below 8192).
+constexpr int64_t kNeverRepack = INT64_MAX;
+constexpr int64_t kRepackOffSectorClusteredWideUses = 8192;
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
@@ -315,6 +326,17 @@ bool tma_readable(const TmaOperand& o, int64_t element_bytes) {
 bool rows_on_lines(const TmaOperand& o, int64_t element_bytes) {
   return reinterpret_cast<uintptr_t>(o.data) % 128 == 0 && o.ld * element_bytes % 128 == 0;
 }
+// Every row starts on a 32-byte sector: a 128-byte box row off its line touches 4 sectors, not 5.
+bool rows_on_sectors(const TmaOperand& o, int64_t element_bytes) {
+  return reinterpret_cast<uintptr_t>(o.data) % 32 == 0 && o.ld * element_bytes % 32 == 0;
+}
+// The uses (products each element enters) from which `o`, which TMA can read, is repacked.
+int64_t repack_from_uses(const TmaOperand& o, OffLineReads reads) {
+  if (rows_on_lines(o, kElementBytes)) return kNeverRepack;
+  if (!reads.wide_tile && !reads.clustered) return kRepackMisalignedUses;
+  if (rows_on_sectors(o, kElementBytes)) return kNeverRepack;
+  return reads.wide_tile && reads.clustered ? kRepackOffSectorClusteredWideUses : kRepackMisalignedUses;
+}
 }  // namespace
 
 WgmmaView transposed_view(const WgmmaView& v) {
@@ -331,13 +353,13 @@ WgmmaView transposed_view(const WgmmaView& v) {
 
 bool tma_can_read(const TmaOperand& o) { return tma_readable(o, kElementBytes); }
 
-bool repack_pays(const TmaOperand& o, int64_t uses) {
+bool repack_pays(const TmaOperand& o, int64_t uses, OffLineReads reads) {
   if (!tma_can_read(o)) return true;
-  return !rows_on_lines(o, kElementBytes) && uses >= kRepackMisalignedUses;
+  return uses >= repack_from_uses(o, reads);
 }
 
-size_t repack_bytes(const TmaOperand& o, int64_t uses) {
-  if (!repack_pays(o, uses)) return 0;
+size_t repack_bytes(const TmaOperand& o, int64_t uses, OffLineReads reads) {
+  if (!repack_pays(o, uses, reads)) return 0;
   return static_cast<size_t>(round_up(o.rows * round_up(o.cols, kRepackLdMultiple) * kElementBytes, 256));
 }
 

@@ -50,12 +50,19 @@ WgmmaView wgmma_view(const GemmProblem& p);
 
 // True when TMA can read `o` of 16-bit elements in place.
 bool tma_can_read(const TmaOperand& o);
+// What a kernel's tile does to the cost of reading rows off 128-byte lines: a 128 × 256 tile, or
+// a cluster sharing B by multicast, loads fewer box rows per product than a lone 128 × 128 or
+// 64 × 256 tile, and so pays less for each row's extra sector requests.
+struct OffLineReads {
+  bool wide_tile = false;  // 128 × 256
+  bool clustered = false;  // B's k-tiles multicast over a cluster (step 06)
+};
 // True when `o`, whose elements enter `uses` products each (n for A, m for B), is to be
-// repacked: TMA cannot read it, or its rows are not 128-byte aligned and it is used enough for
-// the copy to pay.
-bool repack_pays(const TmaOperand& o, int64_t uses);
+// repacked: TMA cannot read it, or its rows are off 128-byte lines and it is used enough for
+// the copy to pay, which depends on `reads` and on whether the rows start on 32-byte sectors.
+bool repack_pays(const TmaOperand& o, int64_t uses, OffLineReads reads);
 // Workspace bytes a repacked copy of `o` takes (0 when it is read in place), 256-byte rounded.
-size_t repack_bytes(const TmaOperand& o, int64_t uses);
+size_t repack_bytes(const TmaOperand& o, int64_t uses, OffLineReads reads);
 // What a 16-bit launch needs done first, in one kernel launched on `stream`: `a` copied into
 // `a_copy` and `b` into `b_copy` with 128-byte rows where a copy is given (null: read in place;
 // a copied operand then points at its copy), and `flag_count` ints at `flags` zeroed (the

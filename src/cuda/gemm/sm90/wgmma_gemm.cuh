@@ -1221,6 +1221,12 @@ WgmmaView kernel_view(const GemmProblem& p) {
   return v;
 }
 
+// How the tile of P run by Schedule reads 16-bit rows off 128-byte lines (repack_pays).
+template <typename P, typename Schedule>
+constexpr OffLineReads off_line_reads() {
+  return OffLineReads{P::kBm == 128 && P::kBn == 256, Schedule::kClusterM > 1};
+}
+
 // Workspace, in order: A and B as TMA reads them where they are not read in place (16-bit:
 // repacked when repack_pays; tf32: prepared unless reads_in_place, `parts` copies each), then
 // the partial tiles of stream-K or step 10 (one per block) and their flags.
@@ -1228,15 +1234,15 @@ template <typename P>
 struct WgmmaWorkspace {
   size_t a = 0, b = 0, partials = 0, flags = 0;
   bool a_in_place = true, b_in_place = true;  // tf32: no prepared copy
-  WgmmaWorkspace(const WgmmaView& v, const WgmmaPlan& plan) {
+  WgmmaWorkspace(const WgmmaView& v, const WgmmaPlan& plan, OffLineReads reads) {
     if constexpr (P::kTf32) {
       a_in_place = reads_in_place<P>(v.a, v.a_mn_major, v.n, true);
       b_in_place = reads_in_place<P>(v.b, v.b_mn_major, v.m, false);
       if (!a_in_place) a = P::kParts * tf32_part_bytes(v.m, v.k);
       if (!b_in_place) b = P::kParts * tf32_part_bytes(v.n, v.k);
     } else {
-      a = repack_bytes(v.a, v.n);
-      b = repack_bytes(v.b, v.m);
+      a = repack_bytes(v.a, v.n, reads);
+      b = repack_bytes(v.b, v.m, reads);
     }
     if (plan.partial_tiles()) {
       partials = static_cast<size_t>(plan.blocks) * P::kBm * P::kBn * sizeof(float);
@@ -1427,7 +1433,7 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   }
   const WgmmaShape<P, kCluster> shape(v);
   const WgmmaPlan plan = Schedule::plan(slots, shape.units, shape.k_tiles);
-  const WgmmaWorkspace<P> layout(v, plan);
+  const WgmmaWorkspace<P> layout(v, plan, off_line_reads<P, Schedule>());
   if (ws.bytes < layout.total())
     return invalid_argument("workspace of " + std::to_string(ws.bytes) + " bytes, the kernel needs " +
                             std::to_string(layout.total()));
@@ -1511,7 +1517,7 @@ GemmKernel make_wgmma_entry(int auto_rank) {
     // Without a device (a CPU caller asking), the H200's 132 SMs. (A cluster step's plan is
     // given SMs rather than clusters here: it needs no workspace either way.)
     const WgmmaPlan plan = Schedule::plan(d != nullptr ? d->sm_count : 132, shape.units, shape.k_tiles);
-    return WgmmaWorkspace<P>(v, plan).total();
+    return WgmmaWorkspace<P>(v, plan, off_line_reads<P, Schedule>()).total();
   };
   k.initialize = [](const GemmProblem&, const Context&, Workspace) {
     return opt_into_wgmma_smem<P, Schedule>();
