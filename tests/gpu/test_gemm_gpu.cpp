@@ -125,8 +125,11 @@ std::vector<GemmCase> cases() {
   // its rows are off 128-byte lines and each element enters n ≥ 3072 products.
   add(64, 3100, 72);
   // Rows of 160 bytes, off lines but on 32-byte sectors: 128 × 256 tiles and clusters read
-  // them in place, lone 128 × 128 tiles repack them (repack_pays).
+  // them in place, lone 128 × 128 tiles repack them (repack_pays). As FP32 (320 and 288 bytes:
+  // on sectors) tf32 reads both A's in place; rows of 304 bytes (k = 76) are off sectors, and
+  // tf32 prepares that A.
   add(64, 3100, 80);
+  add(64, 3100, 76);
   for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
     for (Op op_a : {Op::kN, Op::kT})
       for (Op op_b : {Op::kN, Op::kT}) {

@@ -445,14 +445,20 @@ Status check_wgmma_problem(const GemmProblem& p, const GemmTypes& kernel_types) 
   return Status::ok();
 }
 
-// (The off-line threshold is the one measured for 16-bit operands; not measured for FP32.)
-bool tf32_reads_in_place_either_major(const TmaOperand& o, int64_t uses) {
+// A K-major FP32 operand whose rows start on 32-byte sectors is read in place at any size: in
+// place against prepared, every tf32 kernel but step 10, NT 4104–6200 (rows of 16416–24800
+// bytes, on sectors, off lines) took 0.84–0.97 of the time for 128 × 256 and 128 × 128 tiles,
+// 0.93–1.06 for 64 × 256; A in NN 4400 and 6200 0.92–0.99, but step 09's 128 × 128 (A MN-major
+// through registers: 1.03, 1.11). Rows off sectors (4100, 6100) took 1.06–1.77: prepared from
+// the 16-bit threshold of uses, as before (docs/results.md, "Rows on 32-byte sectors read in place").
+bool tf32_reads_in_place_either_major(const TmaOperand& o, bool mn_major, int64_t uses) {
   if (!tma_readable(o, sizeof(float))) return false;
-  return rows_on_lines(o, sizeof(float)) || uses < kRepackMisalignedUses;
+  if (rows_on_lines(o, sizeof(float)) || uses < kRepackMisalignedUses) return true;
+  return !mn_major && rows_on_sectors(o, sizeof(float));
 }
 
 bool tf32_reads_in_place(const TmaOperand& o, bool mn_major, int64_t uses) {
-  return !mn_major && tf32_reads_in_place_either_major(o, uses);
+  return !mn_major && tf32_reads_in_place_either_major(o, mn_major, uses);
 }
 
 int64_t tf32_prepared_ld(int64_t k) { return round_up(k, 32); }

@@ -85,11 +85,13 @@ Status encode_tile_map(CUtensorMap* map, const TmaOperand& o, DType type, int bo
 // workspace: K-major (transposed where it is stored MN-major), 128-byte rows, rounded to nearest
 // even (cvt.rn); for 3xTF32 also its small part, rn(x − big).
 
-// True when tf32 reads `o` in place: K-major, rows TMA can read, and on 128-byte lines unless it
-// is used (`uses` products per element: n for A, m for B) too little for a copy to pay.
+// True when tf32 reads `o` in place: K-major, rows TMA can read, and rows on 128-byte lines, or
+// on 32-byte sectors, or used (`uses` products per element: n for A, m for B) too little for a
+// copy to pay.
 bool tf32_reads_in_place(const TmaOperand& o, bool mn_major, int64_t uses);
-// The same for an operand whose kernel takes it MN-major too (step 09's A, read into registers).
-bool tf32_reads_in_place_either_major(const TmaOperand& o, int64_t uses);
+// The same for an operand whose kernel takes it MN-major too (step 09's A, read into registers):
+// MN-major rows off lines are read in place only below the uses threshold.
+bool tf32_reads_in_place_either_major(const TmaOperand& o, bool mn_major, int64_t uses);
 
 // Elements between the rows of a prepared operand with `k` columns.
 int64_t tf32_prepared_ld(int64_t k);

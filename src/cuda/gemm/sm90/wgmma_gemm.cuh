@@ -1206,7 +1206,7 @@ struct WgmmaShape {
 template <typename P>
 bool reads_in_place(const TmaOperand& o, bool mn_major, int64_t uses, bool is_a) {
   if (P::kParts != 1) return false;
-  return P::kARegisters && is_a ? tf32_reads_in_place_either_major(o, uses)
+  return P::kARegisters && is_a ? tf32_reads_in_place_either_major(o, mn_major, uses)
                                 : tf32_reads_in_place(o, mn_major, uses);
 }
 
