@@ -4,6 +4,7 @@
     scripts/merge-tune-tables.py OUT.json IN.json [IN.json ...]
     scripts/merge-tune-tables.py --anchored OUT.json TABLE.json FRESH.json
     scripts/merge-tune-tables.py --winners TABLE.json TYPES
+    scripts/merge-tune-tables.py --drop-refused TABLE.json
 
 Reads tune cache files (schema "tilekit-tune-cache", version 2) of one device and writes their
 entries into OUT.json, which may be one of the inputs (the write is atomic). An entry is keyed
@@ -28,10 +29,16 @@ was and is reported; one whose shape TABLE lacks is added as it is.
 --winners prints the kernels that TABLE's entries of TYPES (a, or a:compute: f32, f32:tf32,
 bf16) choose, comma-separated: the anchors for a `tilekit tune --kernels` run.
 
+--drop-refused rewrites TABLE without the candidates whose kernels now refuse the entry's shape:
+Hopper step 10 (sm90_10_split_tiles) where its tiles would get fewer than 2 k-pieces each on the
+table's SMs (registry.hpp's split_tile_pieces; the kernel's can_implement). Where such a
+candidate was the choice, the fastest fully measured one left becomes it.
+
 Used for src/core/tune_tables/nvidia-h200.json (docs/tuning.md, "Making the shipped table").
 """
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -95,6 +102,33 @@ def add_anchored(old, fresh):
     return out, scale
 
 
+def split_tile_pieces(slots, tiles, k_tiles):
+    """registry.hpp's split_tile_pieces."""
+    pieces = min(slots // tiles, k_tiles // 4) if tiles > 0 else 1
+    return pieces if pieces >= 2 else 1
+
+
+def refused(kernel, e, sms):
+    """Whether `kernel` refuses e's shape now: step 10 where a tile would get one k-piece."""
+    if ".sm90_10_split_tiles." not in kernel:
+        return False
+    bm, bn, bk = (int(x) for x in re.search(r"\.(\d+)x(\d+)x(\d+)_s", kernel).groups())
+    tiles = -(-e["m"] // bm) * -(-e["n"] // bn)
+    return split_tile_pieces(sms, tiles, -(-e["k"] // bk)) < 2
+
+
+def drop_refused(e, sms):
+    """e without the candidates refused at its shape (re-chosen if the choice was one)."""
+    kept = [c for c in e.get("candidates", []) if not refused(c["kernel"], e, sms)]
+    if len(kept) == len(e.get("candidates", [])):
+        return e
+    out = dict(e, candidates=kept)
+    if refused(e["kernel"], e, sms):
+        best = min((c for c in kept if not c.get("screened")), key=lambda c: c["time_s"])
+        out.update(kernel=best["kernel"], split_k=best.get("split_k", 0), time_s=best["time_s"])
+    return out
+
+
 def types_match(e, spec):
     a, _, compute = spec.partition(":")
     return e["types"]["a"] == a and e["types"]["compute"] == (compute or a)
@@ -108,9 +142,18 @@ def main(argv):
             sys.exit(f"{argv[2]}: no entry of types {argv[3]}")
         print(",".join(winners))
         return
+    if len(argv) == 3 and argv[1] == "--drop-refused":
+        [table] = load_tables([argv[2]])
+        sms = table["device"]["sm_count"]
+        entries = [drop_refused(e, sms) for e in table["entries"]]
+        changed = sum(a is not b for a, b in zip(entries, table["entries"]))
+        rechosen = sum(a["kernel"] != b["kernel"] for a, b in zip(entries, table["entries"]))
+        write_table(argv[2], table, {entry_key(e): e for e in entries})
+        print(f"{changed} entries lost a refused candidate; {rechosen} chose anew")
+        return
     anchored = len(argv) == 5 and argv[1] == "--anchored"
     if len(argv) < 3 or (argv[1].startswith("--") and not anchored):
-        sys.exit("usage:\n" + "\n".join(__doc__.strip().splitlines()[2:5]))
+        sys.exit("usage:\n" + "\n".join(__doc__.strip().splitlines()[2:6]))
     out_path, inputs = (argv[2], argv[3:]) if anchored else (argv[1], argv[2:])
     tables = load_tables(inputs)
     head = tables[0]
@@ -138,6 +181,12 @@ def main(argv):
         for t in tables[1:]:
             for e in t["entries"]:
                 merged[entry_key(e)] = rounded(e)
+    write_table(out_path, head, merged)
+    print(f"{out_path}: {len(merged)} entries from {len(inputs)} files")
+
+
+def write_table(out_path, head, merged):
+    """Writes head's fields and merged's entries, one line each, atomically."""
     lines = ["{"]
     for field in ("build", "device", "schema", "version"):
         lines.append(f' "{field}": {json.dumps(head[field], sort_keys=True)},')
@@ -150,7 +199,6 @@ def main(argv):
     with os.fdopen(fd, "w") as f:
         f.write("\n".join(lines) + "\n")
     os.replace(tmp, out_path)
-    print(f"{out_path}: {len(merged)} entries from {len(inputs)} files")
 
 
 if __name__ == "__main__":

@@ -89,6 +89,14 @@ def model_cost(t, split, m, n, k):
     return work, ((slices + 1) * m * n * 4 / BYTES_PER_S + 2e-6 if slices > 1 else 0.0)
 
 
+def refuses(t, m, n, k):
+    """Whether the kernel's can_implement refuses m x n x k: step 10 where a tile gets one piece."""
+    if t["schedule"] != "split_tiles":
+        return False
+    tiles = math.ceil(m / t["block_m"]) * math.ceil(n / t["block_n"])
+    return split_tile_pieces(tiles, math.ceil(k / t["block_k"])) < 2
+
+
 def carry(t_s, at_s, at_q):
     scaled = max(t_s - FIXED_S - at_s[1], 1e-7)
     return FIXED_S + scaled * at_q[0] / max(at_s[0], 1.0) + at_q[1]
@@ -125,11 +133,14 @@ class Table:
         return {c: carry(t, model_cost(self.k[c[0]], c[1], *at), model_cost(self.k[c[0]], c[1], *want))
                 for c, t in e["choices"].items()}
 
+    def admissible(self, c, m, n, k):
+        return not refuses(self.k[c[0]], m, n, k)
+
     def nearest(self, pool, m, n, k):
         p = place(m, n, k)
         e = min(pool, key=lambda e: distance(e["place"], p))
         times = self.carried(e, m, n, k)
-        return min(times, key=times.get)
+        return min((c for c in times if self.admissible(c, m, n, k)), key=times.get, default=None)
 
     def ensemble(self, pool, m, n, k):
         p = place(m, n, k)
@@ -142,7 +153,9 @@ class Table:
             least = min(times.values())
             for c in named:
                 score[c] += w * math.log(min(times.get(c, math.inf) / least, MISSING_RATIO))
-        return min(score, key=score.get)
+        # As tune_select.cpp: the most credited choice that the kernel does not refuse here.
+        # (None when every choice refuses: the C++ then falls back to the shipped table or ranking.)
+        return min((c for c in score if self.admissible(c, m, n, k)), key=score.get, default=None)
 
 
 def cls(ops, layout, aligned, ld16, dtype):
@@ -184,7 +197,8 @@ def evaluation(table, rule, rows):
         lds = (k if ops[0] == "N" else m, n if ops[1] == "N" else k, n)
         key = cls(ops, "row", True, all(x * size % 16 == 0 for x in lds), r["types"])
         pool = [e for e in table.entries if entry_class(e) == key]
-        kernel = rule(pool, m, n, k)[0]
+        chosen = rule(pool, m, n, k)
+        kernel = chosen[0] if chosen else None
         times = r["kernel_times_s"]
         ratios.append(times[kernel] / min(times.values()) if kernel in times else MISSING_RATIO)
     return ratios

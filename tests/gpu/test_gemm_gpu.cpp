@@ -637,6 +637,33 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
                                       Compute::kF32x3TF32), 0);
 }
 
+// Step 10 refuses shapes whose tiles it would not cut (fewer than 2 k-pieces each): there it
+// would be a twin of a persistent step. Host code only (can_implement), so it runs without a GPU:
+// with no device given, the H200's 132 SMs.
+TEST(CudaGemm, SplitTilesRefusesTheShapesItWouldRunWhole) {
+  int checked = 0;
+  for (const GemmKernel* kernel : cuda_kernels()) {
+    if (kernel == nullptr || kernel->info.id.find("sm90_10_split_tiles") == std::string::npos) continue;
+    GemmProblem p;
+    p.types = kernel->info.types;
+    p.lda = p.ldb = p.ldc = 30000;
+    for (auto [m, n, k, splits] : {std::tuple<int64_t, int64_t, int64_t, bool>{100, 100, 30000, true},
+                                   {512, 512, 8192, true},     // 16 tiles, 8 pieces
+                                   {1408, 1408, 1408, false},  // 121 tiles
+                                   {100, 100, 200, false}}) {  // 2 or 4 k-tiles: short k
+      p.m = m;
+      p.n = n;
+      p.k = k;
+      const Status s = kernel->can_implement(p, nullptr);
+      EXPECT_EQ(s.is_ok(), splits) << kernel->info.id << " at " << m << "x" << n << "x" << k;
+      if (!splits)
+        EXPECT_NE(s.message().find("k-pieces"), std::string::npos) << s.message();
+      ++checked;
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "this build registers no sm90 step-10 kernel";
+}
+
 // Context::sm_limit (the multi-GPU GEMM leaves SMs to NCCL with it) makes the sm90 kernels plan
 // for fewer SMs, which can turn a whole-tile walk into stream-K with partials in the workspace:
 // 132 tiles are one full round on the H200's 132 SMs, and a partial one on 126. The workspace

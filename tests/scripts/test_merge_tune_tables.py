@@ -102,6 +102,22 @@ class MergeTuneTables(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("no entry of types f32:tf32", r.stderr)
 
+    def test_drop_refused_removes_step_10_where_its_tiles_get_one_piece_and_chooses_anew(self):
+        split = "gemm.cuda.sm90_10_split_tiles.f32_tf32.128x128x32_s6"
+        twin = "gemm.cuda.sm90_09_tf32_registers.f32_tf32.128x128x32_s6"
+        # 1408³: 121 tiles of 128 × 128 on 132 SMs, one piece each: refused, the twin chosen.
+        # 256³: 4 tiles of 8 k-tiles, 2 pieces each: kept, and still the choice.
+        table = self.write("table.json", [
+            entry(1408, split, [(split, 0, 1.0e-3, False), (twin, 0, 1.1e-3, False), ("x", 0, 2e-3, False)]),
+            entry(256, split, [(split, 0, 1.0e-5, False), (twin, 0, 2e-5, False)])])
+        r = self.merge("--drop-refused", table)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("1 entries lost a refused candidate; 1 chose anew", r.stdout)
+        e = self.entries(table)
+        self.assertEqual([c["kernel"] for c in e[1408]["candidates"]], [twin, "x"])
+        self.assertEqual((e[1408]["kernel"], e[1408]["time_s"]), (twin, 1.1e-3))
+        self.assertEqual((e[256]["kernel"], len(e[256]["candidates"])), (split, 2))
+
     def test_usage_and_foreign_inputs_are_refused(self):
         r = self.merge("--anchored", "out.json", "only-one.json")
         self.assertNotEqual(r.returncode, 0)

@@ -57,6 +57,22 @@ class TuneReplay(unittest.TestCase):
         self.assertEqual(replay.model_cost(t, 0, 512, 512, 8192), (16 + replay.SPLIT_TILES_SUM, 0.0))
         self.assertEqual(replay.model_cost(t, 0, 4096, 4096, 4096), (8 * 64, 0.0))
 
+    def test_step_10_is_not_chosen_where_it_refuses(self):
+        # As its can_implement: refused where a tile would get one k-piece (1408³: 121 tiles).
+        split = dict(TILING, schedule="split_tiles")
+        self.assertFalse(replay.refuses(split, 100, 100, 30000))
+        self.assertTrue(replay.refuses(split, 1408, 1408, 1408))
+        self.assertFalse(replay.refuses(TILING, 1408, 1408, 1408))
+        # Its time at 1024³ (64 tiles, 2 pieces) is the fastest; carried to 1408 it refuses there.
+        entries = [entry("tf32", 1024, {"split": 1.0, "whole": 1.5})]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "table.json")
+            json.dump({"entries": entries}, open(path, "w"))
+            table = replay.Table({"split": split, "whole": dict(TILING)}, path)
+        self.assertEqual(table.ensemble(table.entries, 1024, 1024, 1024), ("split", 0))
+        self.assertEqual(table.ensemble(table.entries, 1408, 1408, 1408), ("whole", 0))
+        self.assertEqual(table.nearest(table.entries, 1408, 1408, 1408), ("whole", 0))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -10,10 +10,13 @@
 //          as step 03's) and raises its tile's counter, waits until all P pieces of the tile
 //          have, and then sums a 1/P share of the tile's elements over the P slots in piece
 //          order (the same bits every run), applies alpha and beta and stores them. The sum
-//          reads one tile's worth of partials per block whatever P is. With P < 2 (tiles at
-//          least half the SMs, or k short), step 07's persistent walk and TMA-store epilogue.
-// Requires: as step 07 (tf32: as step 09, whose operands it takes); all of a launch's blocks
-//          resident at once (at most one per SM: a block waits for higher-numbered ones too).
+//          reads one tile's worth of partials per block whatever P is.
+// Requires: as step 07 (tf32: as step 09, whose operands it takes); P ≥ 2 on the device's SMs
+//          (fewer tiles than half the SMs, and k deep enough), refused otherwise: there it would
+//          be step 07's persistent walk (step 09's for tf32), a twin that the autotuner could
+//          only tell apart by noise. (Fewer SMs at launch, Context::sm_limit, may still give
+//          P < 2: the plan then runs that persistent walk.) All of a launch's blocks resident at
+//          once (at most one per SM: a block waits for higher-numbered ones too).
 // Expect:  few-tile, deep-k shapes limited by memory bandwidth rather than by one SM's: the
 //          operands streamed by every SM, plus P partial tiles written and read (P × 64 KB:
 //          8.4 MB at P = 132, through L2). Measured (H200, docs/hopper.md): tf32 21.6 µs at
@@ -33,6 +36,12 @@ struct SplitTiles : sm90::PersistentSchedule {
   static constexpr TileSchedule kTileSchedule = TileSchedule::kSplitTiles;
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
     return split_tiles_plan(sms, tiles, k_tiles);
+  }
+  static std::string refuses(int sms, int tiles, int k_tiles) {
+    if (split_tile_pieces(sms, tiles, k_tiles) >= 2) return {};
+    return "splits only when every tile gets 2 or more k-pieces of at least 4 k-tiles: " +
+           std::to_string(tiles) + " tiles of " + std::to_string(k_tiles) + " k-tiles on " +
+           std::to_string(sms) + " SMs give 1 (the persistent steps run such shapes whole)";
   }
 };
 

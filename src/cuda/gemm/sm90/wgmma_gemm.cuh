@@ -1187,6 +1187,8 @@ struct PersistentSchedule {
   static constexpr Epilogue kEpilogue = Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
   static WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) { return persistent_plan(sms, tiles); }
+  // Why the step refuses `tiles` tiles of `k_tiles` k-tiles on `sms` SMs (empty: it runs them).
+  static std::string refuses(int /*sms*/, int /*tiles*/, int /*k_tiles*/) { return {}; }
 };
 
 // `units`: what the walk hands out, tiles or (step 06) groups of kCluster tiles stacked along m.
@@ -1508,8 +1510,12 @@ GemmKernel make_wgmma_entry(int auto_rank) {
   s.min_sm = 90;
   s.max_sm = 90;
   GemmKernel k = make_entry<GemmProblem>(s);
-  k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {
-    return check_wgmma_problem(p, gemm_types<P>());
+  k.can_implement = [](const GemmProblem& p, const DeviceInfo* d) {
+    TILEKIT_RETURN_IF_ERROR(check_wgmma_problem(p, gemm_types<P>()));
+    const WgmmaShape<P, Schedule::kClusterM> shape(kernel_view<P>(p));
+    // Without a device (a CPU caller asking), the H200's 132 SMs, as workspace_bytes assumes.
+    const std::string why = Schedule::refuses(d != nullptr ? d->sm_count : 132, shape.units, shape.k_tiles);
+    return why.empty() ? Status::ok() : not_supported(why);
   };
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) {
     const WgmmaView v = kernel_view<P>(p);
