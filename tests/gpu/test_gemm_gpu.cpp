@@ -643,14 +643,16 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
 TEST(CudaGemm, SplitTilesRefusesTheShapesItWouldRunWhole) {
   int checked = 0;
   for (const GemmKernel* kernel : cuda_kernels()) {
-    if (kernel == nullptr || kernel->info.id.find("sm90_10_split_tiles") == std::string::npos) continue;
+    if (kernel == nullptr || kernel->info.id.find("sm90_10_split_tiles") == std::string::npos)
+      continue;
     GemmProblem p;
     p.types = kernel->info.types;
     p.lda = p.ldb = p.ldc = 30000;
-    for (auto [m, n, k, splits] : {std::tuple<int64_t, int64_t, int64_t, bool>{100, 100, 30000, true},
-                                   {512, 512, 8192, true},     // 16 tiles, 8 pieces
-                                   {1408, 1408, 1408, false},  // 121 tiles
-                                   {100, 100, 200, false}}) {  // 2 or 4 k-tiles: short k
+    using Shape = std::tuple<int64_t, int64_t, int64_t, bool>;  // m, n, k, whether it splits
+    for (auto [m, n, k, splits] : {Shape{100, 100, 30000, true},
+                                   Shape{512, 512, 8192, true},     // 16 tiles, 8 pieces
+                                   Shape{1408, 1408, 1408, false},  // 121 tiles
+                                   Shape{100, 100, 200, false}}) {  // 2 or 4 k-tiles: short k
       p.m = m;
       p.n = n;
       p.k = k;

@@ -108,7 +108,8 @@ class MergeTuneTables(unittest.TestCase):
         # 1408³: 121 tiles of 128 × 128 on 132 SMs, one piece each: refused, the twin chosen.
         # 256³: 4 tiles of 8 k-tiles, 2 pieces each: kept, and still the choice.
         table = self.write("table.json", [
-            entry(1408, split, [(split, 0, 1.0e-3, False), (twin, 0, 1.1e-3, False), ("x", 0, 2e-3, False)]),
+            entry(1408, split, [(split, 0, 1.0e-3, False), (twin, 0, 1.1e-3, False),
+                                ("x", 0, 2e-3, False)]),
             entry(256, split, [(split, 0, 1.0e-5, False), (twin, 0, 2e-5, False)])])
         r = self.merge("--drop-refused", table)
         self.assertEqual(r.returncode, 0, r.stderr)

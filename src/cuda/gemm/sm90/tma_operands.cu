@@ -335,7 +335,8 @@ int64_t repack_from_uses(const TmaOperand& o, OffLineReads reads) {
   if (rows_on_lines(o, kElementBytes)) return kNeverRepack;
   if (!reads.wide_tile && !reads.clustered) return kRepackMisalignedUses;
   if (rows_on_sectors(o, kElementBytes)) return kNeverRepack;
-  return reads.wide_tile && reads.clustered ? kRepackOffSectorClusteredWideUses : kRepackMisalignedUses;
+  return reads.wide_tile && reads.clustered ? kRepackOffSectorClusteredWideUses
+                                            : kRepackMisalignedUses;
 }
 }  // namespace
 
@@ -449,8 +450,9 @@ Status check_wgmma_problem(const GemmProblem& p, const GemmTypes& kernel_types) 
 // place against prepared, every tf32 kernel but step 10, NT 4104–6200 (rows of 16416–24800
 // bytes, on sectors, off lines) took 0.84–0.96 of the time for 128 × 256 tiles, 0.88–1.00 for
 // 128 × 128, 0.93–1.06 for 64 × 256; A in NN 4400 and 6200 0.85–0.99, but step 09's 128 × 128
-// (A MN-major through registers: 1.03, 1.11). Rows off sectors (4100, 6100) took 1.06–1.77: prepared from
-// the 16-bit threshold of uses, as before (docs/results.md, "Rows on 32-byte sectors read in place").
+// (A MN-major through registers: 1.03, 1.11). Rows off sectors (4100, 6100) took 1.06–1.77:
+// prepared from the 16-bit threshold of uses, as before (docs/results.md, "Rows on 32-byte
+// sectors read in place").
 bool tf32_reads_in_place_either_major(const TmaOperand& o, bool mn_major, int64_t uses) {
   if (!tma_readable(o, sizeof(float))) return false;
   if (rows_on_lines(o, sizeof(float)) || uses < kRepackMisalignedUses) return true;

@@ -1514,7 +1514,8 @@ GemmKernel make_wgmma_entry(int auto_rank) {
     TILEKIT_RETURN_IF_ERROR(check_wgmma_problem(p, gemm_types<P>()));
     const WgmmaShape<P, Schedule::kClusterM> shape(kernel_view<P>(p));
     // Without a device (a CPU caller asking), the H200's 132 SMs, as workspace_bytes assumes.
-    const std::string why = Schedule::refuses(d != nullptr ? d->sm_count : 132, shape.units, shape.k_tiles);
+    const int sms = d != nullptr ? d->sm_count : 132;
+    const std::string why = Schedule::refuses(sms, shape.units, shape.k_tiles);
     return why.empty() ? Status::ok() : not_supported(why);
   };
   k.workspace_bytes = [](const GemmProblem& p, const DeviceInfo* d) {
