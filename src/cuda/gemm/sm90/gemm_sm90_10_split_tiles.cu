@@ -37,6 +37,9 @@ struct SplitTiles : sm90::PersistentSchedule {
   static sm90::WgmmaPlan plan(int sms, int tiles, int k_tiles) {
     return split_tiles_plan(sms, tiles, k_tiles);
   }
+  static constexpr const char* kRefuses =
+      "; refuses shapes whose tiles would get fewer than 2 k-pieces of at least 4 k-tiles each "
+      "(tiles at least half the SMs, or k short)";
   static std::string refuses(int sms, int tiles, int k_tiles) {
     if (split_tile_pieces(sms, tiles, k_tiles) >= 2) return {};
     return "splits only when every tile gets 2 or more k-pieces of at least 4 k-tiles: " +

@@ -1187,8 +1187,10 @@ struct PersistentSchedule {
   static constexpr Epilogue kEpilogue = Epilogue::kRegisters;
   static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
   static WgmmaPlan plan(int sms, int tiles, int /*k_tiles*/) { return persistent_plan(sms, tiles); }
-  // Why the step refuses `tiles` tiles of `k_tiles` k-tiles on `sms` SMs (empty: it runs them).
+  // Why the step refuses `tiles` tiles of `k_tiles` k-tiles on `sms` SMs (empty: it runs them),
+  // and that rule in words for `tilekit list` (appended to the requirements).
   static std::string refuses(int /*sms*/, int /*tiles*/, int /*k_tiles*/) { return {}; }
+  static constexpr const char* kRefuses = "";
 };
 
 // `units`: what the walk hands out, tiles or (step 06) groups of kCluster tiles stacked along m.
@@ -1506,6 +1508,7 @@ GemmKernel make_wgmma_entry(int auto_rank) {
                             : "16-bit A and B, f32 C; any shape, layout, op and ld (an ld TMA cannot "
                               "read, or a large operand's rows off 128-byte lines, is repacked into "
                               "the workspace)";
+  s.requirements += Schedule::kRefuses;
   s.auto_rank = auto_rank;
   s.min_sm = 90;
   s.max_sm = 90;
