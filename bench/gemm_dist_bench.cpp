@@ -17,6 +17,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "core/output_file.hpp"
 #include "dist/cublasxt_baseline.hpp"
 
 namespace tilekit::bench {
@@ -377,8 +378,7 @@ void print_dist_table(std::ostream& os, const std::vector<DistBenchRow>& rows) {
 }
 
 Status write_dist_csv(const std::string& path, const std::vector<DistBenchRow>& rows) {
-  std::ofstream out(path);
-  if (!out) return io_error("bench gemm --gpus: cannot write " + path);
+  std::ostringstream out;
   out << "m,n,k,types,mode,gpus,ms,tflops,per_gpu_tflops,scaling,transfer_ms,upload_ms,"
          "download_ms,host_agreed_ms,host_enqueued_ms,noise,verdict\n";
   for (const DistBenchRow& r : rows)
@@ -387,8 +387,7 @@ Status write_dist_csv(const std::string& path, const std::vector<DistBenchRow>& 
         << "\"," << r.scaling << "," << r.transfer_ms << "," << r.upload_ms << ","
         << r.download_ms << "," << r.host_agreed_ms << "," << r.host_enqueued_ms << "," << r.noise
         << ",\"" << r.verdict << "\"\n";
-  if (!out) return io_error("bench gemm --gpus: writing " + path + " failed");
-  return Status::ok();
+  return write_output_file(path, out.str(), "bench gemm --gpus --csv");
 }
 
 }  // namespace tilekit::bench

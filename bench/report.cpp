@@ -10,28 +10,13 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
-#include <unistd.h>
+
+#include "core/output_file.hpp"
 
 namespace tilekit::bench {
 
-// Writes `text` to `path` through a temporary file, so a failure leaves no partial file.
 Status write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return io_error(path + ": cannot open for writing: " + std::strerror(errno));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return io_error(path + ": write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return io_error(path + ": cannot rename into place: " + std::strerror(errno));
-  }
-  return Status::ok();
+  return write_output_file(path, text);
 }
 
 std::string csv_field(const std::string& s) {

@@ -40,7 +40,8 @@ Status write_bench_json(const std::string& path, const std::vector<BenchRow>& ro
                         const Environment& env);
 // A CSV field: as is, or quoted (quotes doubled) when it holds a comma, quote or newline.
 std::string csv_field(const std::string& s);
-// Writes text to path through a temporary file renamed into place.
+// Writes text to path whole or not at all, only to a regular file or a new path
+// (core/output_file.hpp).
 Status write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace tilekit::bench

@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_files import save_figure  # noqa: E402
 
 
 def main():
@@ -28,7 +29,7 @@ def main():
     ax.grid(True, alpha=0.3)
     ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_figure(fig, out, dpi=120)
 
 
 if __name__ == "__main__":

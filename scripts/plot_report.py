@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from plot_files import save_figure  # noqa: E402
 
 
 def load(folder):
@@ -69,7 +70,7 @@ def plot_gflops(by_kernel, folder, title):
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, "gflops_vs_n.png"), dpi=110)
+    save_figure(fig, os.path.join(folder, "gflops_vs_n.png"), dpi=110)
 
 
 def plot_speedup(by_kernel, folder, naive, blas):
@@ -88,7 +89,7 @@ def plot_speedup(by_kernel, folder, naive, blas):
         ax.grid(True, alpha=0.3, which="both")
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, "speedup.png"), dpi=110)
+    save_figure(fig, os.path.join(folder, "speedup.png"), dpi=110)
 
 
 def plot_roofline(meta, folder):
@@ -114,7 +115,7 @@ def plot_roofline(meta, folder):
     ax.grid(True, alpha=0.3, which="both")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, "roofline.png"), dpi=110)
+    save_figure(fig, os.path.join(folder, "roofline.png"), dpi=110)
 
 
 def plot_occupancy(meta, folder):
@@ -128,7 +129,7 @@ def plot_occupancy(meta, folder):
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, "occupancy.png"), dpi=110)
+    save_figure(fig, os.path.join(folder, "occupancy.png"), dpi=110)
 
 
 def main():

@@ -2,14 +2,18 @@
 //
 // Reads 2-D float16, float32 or float64 arrays, little-endian, C or Fortran order, format
 // versions 1.0, 2.0 and 3.0, into a row-major float32 matrix (float16 and float64 are converted;
-// `source_dtype` says what the file held). Writes row-major float32 (C order, version 1.0). A
-// write goes to a temporary file renamed into place, so a failed write never leaves a partial file.
+// `source_dtype` says what the file held). Writes row-major float32 (C order, version 1.0), only
+// to a regular file or a new path, whole or not at all (core/output_file.hpp).
+//
+// A pipe or device is read only as far as its header declares, after checking the magic in the
+// first eight bytes, with the header held to 1 MiB: /dev/zero fails at once.
 //
 // The reader is total: any byte string gives a matrix or a Status whose message is one printable
 // line naming the file (header bytes are escaped and cut to a short excerpt). It never throws.
-//   kIoError      not a .npy file, a header that breaks the format's grammar, an unsupported
+//   kInvalidArgument  not a .npy file, a header that breaks the format's grammar, an unsupported
 //                 dtype or dimensionality, a shape whose size overflows 64 bits, or data whose
-//                 length is not exactly shape × itemsize;
+//                 length is not exactly shape × itemsize (from a pipe: shorter than that);
+//   kIoError      the file cannot be opened or read (missing, no permission, a read error);
 //   kOutOfMemory  a shape larger than this machine's memory as float32 (check_host_allocation),
 //                 counting a zero dimension as 1 — so an empty (n, 0) array cannot carry an n
 //                 no real array could have.

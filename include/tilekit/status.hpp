@@ -15,7 +15,8 @@ enum class StatusCode {
   kOk = 0,
   kInvalidArgument,  // a caller's argument breaks a rule (named in the message)
   kNotSupported,     // valid request this build / kernel / device cannot serve
-  kIoError,          // a file could not be read or written, or is malformed
+  kIoError,          // the system could not open, read or write a file (a malformed file is
+                     // kInvalidArgument: the caller's input breaks a rule)
   kCudaError,        // a CUDA runtime call or kernel launch failed (code kept)
   kCublasError,      // a cuBLAS call failed (code kept)
   kVerificationFailed,

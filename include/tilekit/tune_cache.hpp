@@ -101,16 +101,18 @@ Status tune_cache_dir(std::string* out);
 // driver are checked inside, so a new build replaces the file rather than adding one).
 std::string tune_cache_file(const std::string& dir, const TuneDeviceKey& key);
 
-// Parses `path`. kNotFound-like cases: a missing file is ok with *found = false. A file that is
-// not a complete cache of the expected schema, or of another device or build than `expect`, is
-// an error whose message names the file and what is wrong; `out` is then left empty.
+// Parses `path`. A missing file is ok with *found = false. A path that cannot be read (a
+// directory, no permission) is kIoError; a file that is not a complete cache of the expected
+// schema, or of another device or build than `expect`, is kInvalidArgument. Both messages name
+// the file and what is wrong; `out` is then left empty.
 Status load_tune_cache(const std::string& path, const TuneDeviceKey& expect, TuneCache* out,
                        bool* found);
-// Writes `cache` to `path` atomically: a temporary file in the same directory, then rename, so
-// a reader sees the old file or the new one, never a part.
+// Writes `cache` to `path` atomically (core/output_file.hpp: only a regular file or a new path),
+// so a reader sees the old file or the new one, never a part.
 Status write_tune_cache(const std::string& path, const TuneCache& cache);
 // Read-modify-write under an exclusive lock on `path`.lock: the current file's entries (when it
-// is valid for cache.key), then `add` on top. Concurrent writers lose nothing.
+// is valid for cache.key), then `add` on top. Concurrent writers lose nothing. A corrupt, foreign
+// or stale file is replaced; one that cannot be read is an error, and stays as it is.
 // With kAddCandidates, `add`'s entries go in by TuneCache::add_candidates instead of put.
 enum class TuneMerge { kReplaceEntries, kAddCandidates };
 Status merge_tune_cache(const std::string& path, const TuneCache& add,

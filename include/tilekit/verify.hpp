@@ -66,6 +66,8 @@ struct GemmCheck {
   int64_t checked = 0;
   int64_t violations = 0;     // elements outside the bound (NaN and Inf included)
   int64_t nonfinite = 0;      // elements that are NaN or Inf where the reference is finite
+  int64_t overflowed = 0;     // elements whose exact value is beyond float32's range, given as
+                              // Inf of its sign: right, not an error
   double max_abs_error = 0;   // max |C − C_ref| over finite elements
   double max_rel_error = 0;   // max |C − C_ref| / max |C_ref| (normwise)
   double worst_ratio = 0;     // max |C − C_ref| / bound: < 1 passes

@@ -29,6 +29,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/output_file.hpp"
 #include "tilekit/sizes.hpp"
 #include "tilekit/types.hpp"
 
@@ -38,6 +39,9 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the .npy reader assume
 
 namespace tilekit {
 namespace {
+
+// The file's contents break the format: bad input, not a failure of the system.
+Status malformed(std::string message) { return invalid_argument(std::move(message)); }
 
 constexpr size_t kMaxDims = 64;        // NumPy 2's NPY_MAXDIMS: no valid file has more
 constexpr size_t kExcerptBytes = 40;   // how much header text an error message quotes
@@ -270,25 +274,38 @@ constexpr Dtype kDtypes[] = {
     {"=f2", 2, "float16"}, {"=f4", 4, "float32"}, {"=f8", 8, "float64"},
 };
 
-// Where the header lies in the file, from the magic, version and header-length fields.
-Status read_preamble(std::string_view bytes, const std::string& label, size_t* header_start,
-                     size_t* header_len) {
+// The magic and version in the first 8 bytes; *length_bytes: the width of the header length.
+Status read_magic(std::string_view bytes, const std::string& label, size_t* length_bytes) {
   static constexpr std::string_view kMagic("\x93NUMPY", 6);
   if (bytes.size() < 8 || bytes.substr(0, 6) != kMagic)
-    return io_error(label + ": not a .npy file (missing the \\x93NUMPY magic)");
+    return malformed(label + ": not a .npy file (missing the \\x93NUMPY magic)");
   const auto major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
   if (major < 1 || major > 3 || minor != 0)
-    return io_error(label + ": unsupported .npy format version " + std::to_string(major) + "." +
+    return malformed(label + ": unsupported .npy format version " + std::to_string(major) + "." +
                     std::to_string(minor) + " (tilekit reads 1.0, 2.0 and 3.0)");
-  const size_t length_bytes = major == 1 ? 2 : 4;
-  *header_start = 8 + length_bytes;
-  if (bytes.size() < *header_start)
-    return io_error(label + ": truncated header (the file ends inside the header length)");
+  *length_bytes = major == 1 ? 2 : 4;
+  return Status::ok();
+}
+
+// The header length field after the magic; false when `bytes` ends inside it.
+bool header_length(std::string_view bytes, size_t length_bytes, size_t* header_len) {
+  if (bytes.size() < 8 + length_bytes) return false;
   *header_len = 0;
   for (size_t i = 0; i < length_bytes; ++i)
     *header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+  return true;
+}
+
+// Where the header lies in the file, from the magic, version and header-length fields.
+Status read_preamble(std::string_view bytes, const std::string& label, size_t* header_start,
+                     size_t* header_len) {
+  size_t length_bytes = 0;
+  TILEKIT_RETURN_IF_ERROR(read_magic(bytes, label, &length_bytes));
+  *header_start = 8 + length_bytes;
+  if (!header_length(bytes, length_bytes, header_len))
+    return malformed(label + ": truncated header (the file ends inside the header length)");
   if (bytes.size() - *header_start < *header_len)
-    return io_error(label + ": truncated header (the header length says " +
+    return malformed(label + ": truncated header (the header length says " +
                     std::to_string(*header_len) + " bytes, the file has " +
                     std::to_string(bytes.size() - *header_start) + " after the length field)");
   return Status::ok();
@@ -302,14 +319,14 @@ Status matrix_extent(const Shape& shape, bool vector, const std::string& label, 
     const bool one_d = shape.ndim == 1;
     const bool two_d_line = shape.ndim == 2 && (shape.dims[0] == 1 || shape.dims[1] == 1);
     if (!one_d && !two_d_line)
-      return io_error(label + ": expected a vector (shape (n,), (1, n) or (n, 1)), got shape " +
+      return malformed(label + ": expected a vector (shape (n,), (1, n) or (n, 1)), got shape " +
                       shape.to_string());
     *rows = 1;
     *cols = one_d ? shape.dims[0] : shape.dims[0] * shape.dims[1];  // one factor is 1
     return Status::ok();
   }
   if (shape.ndim != 2)
-    return io_error(label + ": expected a 2-D array, got shape " + shape.to_string() + " (" +
+    return malformed(label + ": expected a 2-D array, got shape " + shape.to_string() + " (" +
                     std::to_string(shape.ndim) + "-D)");
   *rows = shape.dims[0];
   *cols = shape.dims[1];
@@ -326,7 +343,7 @@ Status check_sizes(int64_t rows, int64_t cols, size_t itemsize, const std::strin
   size_t capped_bytes = 0;
   if (!multiply_fits(rows, cols, count) || !multiply_fits(capped_rows, capped_cols, &capped_count) ||
       !checked_bytes(capped_count, std::max(itemsize, sizeof(float)), label, &capped_bytes).is_ok())
-    return io_error(label + ": shape " + shape_text + " is too large (its size overflows 64 bits)");
+    return malformed(label + ": shape " + shape_text + " is too large (its size overflows 64 bits)");
   TILEKIT_RETURN_IF_ERROR(checked_bytes(*count, itemsize, label, data_bytes));
   size_t float32_bytes = 0;
   TILEKIT_RETURN_IF_ERROR(checked_bytes(capped_count, sizeof(float), label, &float32_bytes));
@@ -367,32 +384,47 @@ void to_row_major(const char* src, int64_t rows, int64_t cols, bool fortran_orde
     }
 }
 
-Status parse_npy(std::string_view bytes, const std::string& name, bool vector, NpyMatrix* out) {
-  const std::string label = one_line(name);
+// What the preamble and header say: where the data starts, how long it is, how to decode it.
+struct NpyLayout {
+  Header header;
+  const Dtype* dtype = nullptr;
+  std::string shape_text;
+  int64_t rows = 0, cols = 0, count = 0;
+  size_t data_start = 0, data_bytes = 0;
+};
+
+// Reads the layout from `bytes`, which must hold at least the preamble and the whole header
+// (the data may follow or not).
+Status parse_layout(std::string_view bytes, const std::string& label, bool vector, NpyLayout* out) {
   size_t header_start = 0, header_len = 0;
   TILEKIT_RETURN_IF_ERROR(read_preamble(bytes, label, &header_start, &header_len));
-
-  Header header;
   HeaderParser parser(bytes.substr(header_start, header_len));
-  if (!parser.parse(&header)) return io_error(label + ": malformed .npy header: " + parser.error());
-
-  const Dtype* dtype = nullptr;
+  if (!parser.parse(&out->header))
+    return malformed(label + ": malformed .npy header: " + parser.error());
   for (const Dtype& d : kDtypes)
-    if (header.descr == d.descr) dtype = &d;
-  if (!dtype)
-    return io_error(label + ": unsupported dtype '" + printable(header.descr) +
+    if (out->header.descr == d.descr) out->dtype = &d;
+  if (!out->dtype)
+    return malformed(label + ": unsupported dtype '" + printable(out->header.descr) +
                     "' (tilekit reads little-endian float16 '<f2', float32 '<f4' and float64 '<f8')");
+  out->shape_text = out->header.shape.to_string();
+  TILEKIT_RETURN_IF_ERROR(matrix_extent(out->header.shape, vector, label, &out->rows, &out->cols));
+  TILEKIT_RETURN_IF_ERROR(check_sizes(out->rows, out->cols, out->dtype->itemsize, label,
+                                      out->shape_text, &out->count, &out->data_bytes));
+  out->data_start = header_start + header_len;
+  return Status::ok();
+}
 
-  const std::string shape_text = header.shape.to_string();
-  int64_t rows = 0, cols = 0;
-  TILEKIT_RETURN_IF_ERROR(matrix_extent(header.shape, vector, label, &rows, &cols));
-  int64_t count = 0;
-  size_t data_bytes = 0;
-  TILEKIT_RETURN_IF_ERROR(
-      check_sizes(rows, cols, dtype->itemsize, label, shape_text, &count, &data_bytes));
-  const size_t data_start = header_start + header_len;
+Status parse_npy(std::string_view bytes, const std::string& name, bool vector, NpyMatrix* out) {
+  const std::string label = one_line(name);
+  NpyLayout layout;
+  TILEKIT_RETURN_IF_ERROR(parse_layout(bytes, label, vector, &layout));
+  const Header& header = layout.header;
+  const Dtype* dtype = layout.dtype;
+  const std::string& shape_text = layout.shape_text;
+  const int64_t rows = layout.rows, cols = layout.cols, count = layout.count;
+  const size_t data_start = layout.data_start, data_bytes = layout.data_bytes;
   if (bytes.size() - data_start != data_bytes)
-    return io_error(label + ": data size " + std::to_string(bytes.size() - data_start) +
+    return malformed(label + ": data size " + std::to_string(bytes.size() - data_start) +
                     " bytes does not match shape " + shape_text + " of " + dtype->name + " (" +
                     std::to_string(data_bytes) + " bytes)");
 
@@ -427,28 +459,70 @@ Status without_exceptions(const std::string& name, Body&& body) {
   }
 }
 
-Status read_file(const std::string& path, std::string* bytes) {
+// Appends up to `count` bytes of `in` to `bytes`, in pieces so that a stream that ends early
+// never costs the memory a lying header asked for; false when the stream ends first.
+bool append_from(std::istream& in, size_t count, std::string* bytes) {
+  constexpr size_t kPiece = size_t{64} << 20;
+  while (count > 0) {
+    const size_t want = std::min(count, kPiece);
+    const size_t old_size = bytes->size();
+    bytes->resize(old_size + want);  // std::bad_alloc: see without_exceptions
+    in.read(bytes->data() + old_size, static_cast<std::streamsize>(want));
+    const auto got = static_cast<size_t>(in.gcount());
+    bytes->resize(old_size + got);
+    if (got < want) return false;
+    count -= got;
+  }
+  return true;
+}
+
+// A pipe or device: only as much as the header declares, after checking the magic in the first
+// eight bytes — /dev/zero or /dev/urandom fail there at once instead of filling memory. Bytes
+// after the declared data are not read (a pipe's writer may never close it).
+Status read_stream(std::istream& in, const std::string& path, bool vector, std::string* bytes) {
+  const std::string label = one_line(path);
+  bytes->clear();
+  size_t length_bytes = 0, header_len = 0;
+  append_from(in, 8, bytes);
+  TILEKIT_RETURN_IF_ERROR(read_magic(*bytes, label, &length_bytes));
+  // No header NumPy writes comes near this; a stream is not trusted with more.
+  constexpr size_t kMaxStreamHeader = size_t{1} << 20;
+  if (append_from(in, length_bytes, bytes) && header_length(*bytes, length_bytes, &header_len)) {
+    if (header_len > kMaxStreamHeader)
+      return malformed(label + ": header length " + std::to_string(header_len) +
+                       " bytes is over the " + std::to_string(kMaxStreamHeader) +
+                       " tilekit reads from a pipe or device");
+    append_from(in, header_len, bytes);
+  }
+  NpyLayout layout;
+  TILEKIT_RETURN_IF_ERROR(parse_layout(*bytes, label, vector, &layout));
+  const bool whole = append_from(in, layout.data_bytes, bytes);
+  if (in.bad()) return io_error(label + ": read failed");
+  if (!whole)
+    return malformed(label + ": the data ends after " +
+                     std::to_string(bytes->size() - layout.data_start) + " of the " +
+                     std::to_string(layout.data_bytes) + " bytes its shape " + layout.shape_text +
+                     " of " + layout.dtype->name + " needs");
+  return Status::ok();
+}
+
+Status read_file(const std::string& path, bool vector, std::string* bytes) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0)
     return io_error(one_line(path) + ": cannot open for reading: " + std::strerror(errno));
-  if (S_ISDIR(info.st_mode)) return io_error(one_line(path) + ": is a directory, not a .npy file");
+  if (S_ISDIR(info.st_mode))
+    return invalid_argument(one_line(path) + ": is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error(one_line(path) + ": cannot open for reading: " + std::strerror(errno));
-  if (S_ISREG(info.st_mode)) {
-    // A regular file: read its known size at once, checked against this machine's memory.
-    const auto size = static_cast<size_t>(info.st_size);
-    TILEKIT_RETURN_IF_ERROR(check_host_allocation(size, one_line(path)));
-    std::string contents(size, '\0');  // std::bad_alloc: see without_exceptions
-    in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
-    if (in.gcount() != static_cast<std::streamsize>(contents.size()))
-      return io_error(one_line(path) + ": read failed (the file changed while being read?)");
-    *bytes = std::move(contents);
-    return Status::ok();
-  }
-  std::ostringstream ss;  // a pipe or device: read until its end
-  ss << in.rdbuf();
-  if (in.bad()) return io_error(one_line(path) + ": read failed");
-  *bytes = ss.str();
+  if (!S_ISREG(info.st_mode)) return read_stream(in, path, vector, bytes);
+  // A regular file: read its known size at once, checked against this machine's memory.
+  const auto size = static_cast<size_t>(info.st_size);
+  TILEKIT_RETURN_IF_ERROR(check_host_allocation(size, one_line(path)));
+  std::string contents(size, '\0');  // std::bad_alloc: see without_exceptions
+  in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
+  if (in.gcount() != static_cast<std::streamsize>(contents.size()))
+    return io_error(one_line(path) + ": read failed (the file changed while being read?)");
+  *bytes = std::move(contents);
   return Status::ok();
 }
 
@@ -479,7 +553,7 @@ Status parse_npy_vector(const std::string& bytes, const std::string& name, NpyMa
 Status read_npy_matrix(const std::string& path, NpyMatrix* out) {
   return without_exceptions(path, [&] {
     std::string bytes;
-    TILEKIT_RETURN_IF_ERROR(read_file(path, &bytes));
+    TILEKIT_RETURN_IF_ERROR(read_file(path, false, &bytes));
     return parse_npy(bytes, path, false, out);
   });
 }
@@ -487,7 +561,7 @@ Status read_npy_matrix(const std::string& path, NpyMatrix* out) {
 Status read_npy_vector(const std::string& path, NpyMatrix* out) {
   return without_exceptions(path, [&] {
     std::string bytes;
-    TILEKIT_RETURN_IF_ERROR(read_file(path, &bytes));
+    TILEKIT_RETURN_IF_ERROR(read_file(path, true, &bytes));
     return parse_npy(bytes, path, true, out);
   });
 }
@@ -505,26 +579,12 @@ Status write_npy_matrix(const std::string& path, const float* row_major, int64_t
   if (data_bytes > 0 && row_major == nullptr)
     return invalid_argument(one_line(path) + ": the matrix to write is null");
   return without_exceptions(path, [&]() -> Status {
+    OutputFile file;
+    TILEKIT_RETURN_IF_ERROR(file.open(path));
     const std::string header = npy_header_f32(rows, cols);
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) return io_error(one_line(path) + ": cannot open for writing: " + std::strerror(errno));
-      out.write(header.data(), static_cast<std::streamsize>(header.size()));
-      if (data_bytes > 0)
-        out.write(reinterpret_cast<const char*>(row_major), static_cast<std::streamsize>(data_bytes));
-      out.flush();
-      if (!out) {
-        std::remove(tmp.c_str());
-        return io_error(one_line(path) + ": write failed");
-      }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      const std::string why = std::strerror(errno);
-      std::remove(tmp.c_str());
-      return io_error(one_line(path) + ": cannot rename the finished file into place: " + why);
-    }
-    return Status::ok();
+    TILEKIT_RETURN_IF_ERROR(file.write(header.data(), header.size()));
+    if (data_bytes > 0) TILEKIT_RETURN_IF_ERROR(file.write(row_major, data_bytes));
+    return file.commit();
   });
 }
 

@@ -3,18 +3,21 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
+
+#include "core/output_file.hpp"
 
 namespace tilekit {
 namespace {
@@ -183,19 +186,11 @@ std::string file_safe(const std::string& s) {
   return out.empty() ? "unnamed" : out;
 }
 
-// A name no other writer (thread or process) uses at the same time.
-std::string temp_name(const std::string& path) {
-  static std::atomic<unsigned> counter{0};
-  std::ostringstream s;
-  s << path << ".tmp." << ::getpid() << "." << std::hash<std::thread::id>{}(std::this_thread::get_id())
-    << "." << counter.fetch_add(1);
-  return s.str();
-}
-
 // An exclusive flock on `path`.lock for the scope; released (and the fd closed) on destruction.
 class FileLock {
  public:
-  explicit FileLock(const std::string& path) : fd_(::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+  explicit FileLock(const std::string& path)
+      : fd_(::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) {
     if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
       ::close(fd_);
       fd_ = -1;
@@ -370,20 +365,44 @@ Status parse_tune_cache(const std::string& text, TuneCache* out) {
   return Status::ok();
 }
 
+namespace {
+
+// The file's text; *found = false when there is none. A path that exists but cannot be read
+// (a directory, no permission) is kIoError: such a cache is reported, never replaced.
+Status read_cache_text(const std::string& path, std::string* text, bool* found) {
+  struct stat info {};
+  *found = ::stat(path.c_str(), &info) == 0;
+  if (!*found) {
+    if (errno == ENOENT || errno == ENOTDIR) return Status::ok();
+    return io_error("tune cache " + path + " cannot be used: " + std::strerror(errno));
+  }
+  if (!S_ISREG(info.st_mode))
+    return io_error("tune cache " + path + " cannot be used: it is " +
+                    (S_ISDIR(info.st_mode) ? "a directory" : "not a regular file"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return io_error("tune cache " + path + " cannot be read: " + std::strerror(errno));
+  std::stringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) return io_error("tune cache " + path + " cannot be read");
+  *text = contents.str();
+  return Status::ok();
+}
+
+}  // namespace
+
 Status load_tune_cache(const std::string& path, const TuneDeviceKey& expect, TuneCache* out,
                        bool* found) {
   *out = TuneCache{};
-  std::ifstream in(path, std::ios::binary);
-  *found = static_cast<bool>(in);
-  if (!in) return Status::ok();
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  TILEKIT_RETURN_IF_ERROR(read_cache_text(path, &text, found));
+  if (!*found) return Status::ok();
   auto bad = [&](const std::string& why) {
     *out = TuneCache{};
     return invalid_argument("tune cache " + path + " ignored: " + why);
   };
   TuneCache parsed;
-  if (Status s = parse_tune_cache(text.str(), &parsed); !s) return bad(s.message());
+  if (Status s = parse_tune_cache(text, &parsed); !s) return bad(s.message());
   if (!parsed.key.same_device(expect))
     return bad("made on " + parsed.key.describe() + ", this is " + expect.describe());
   if (parsed.key.build != expect.build)
@@ -401,22 +420,7 @@ Status write_tune_cache(const std::string& path, const TuneCache& cache) {
   std::error_code ec;
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   if (ec) return io_error("tune cache: cannot create " + dir.string() + ": " + ec.message());
-  const std::string tmp = temp_name(path);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return io_error("tune cache: cannot write " + tmp);
-    out << j.dump(1) << "\n";
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return io_error("tune cache: writing " + tmp + " failed (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return io_error("tune cache: cannot rename " + tmp + " to " + path);
-  }
-  return Status::ok();
+  return write_output_file(path, j.dump(1) + "\n", "tune cache");
 }
 
 Status merge_tune_cache(const std::string& path, const TuneCache& add, TuneMerge how) {
@@ -428,8 +432,12 @@ Status merge_tune_cache(const std::string& path, const TuneCache& add, TuneMerge
   if (!lock.locked()) return io_error("tune cache: cannot lock " + path + ".lock");
   TuneCache merged;
   bool found = false;
-  // A corrupt, foreign or stale file is replaced: its entries are not ours to keep.
-  if (!load_tune_cache(path, add.key, &merged, &found)) merged = TuneCache{};
+  // A corrupt, foreign or stale file is replaced: its entries are not ours to keep. One that
+  // cannot be read is not: it may hold another user's or another build's entries.
+  if (Status s = load_tune_cache(path, add.key, &merged, &found); !s) {
+    if (s.code() == StatusCode::kIoError) return s;
+    merged = TuneCache{};
+  }
   merged.key = add.key;
   for (const auto& e : add.entries) {
     if (how == TuneMerge::kAddCandidates)

@@ -107,6 +107,7 @@ class GemmCheckAccumulator {
     r_.checked += l.checked;
     r_.violations += l.violations;
     r_.nonfinite += l.nonfinite;
+    r_.overflowed += l.overflowed;
     r_.max_abs_error = std::max(r_.max_abs_error, l.max_abs_error);
     r_.worst_ratio = std::max(r_.worst_ratio, l.worst_ratio);
     max_ref_ = std::max(max_ref_, later.max_ref_);
@@ -127,6 +128,10 @@ class GemmCheckAccumulator {
     double err = 0.0, ratio = 0.0;
     if (!std::isfinite(want)) {  // user data with Inf/NaN: the result must be non-finite too
       bad = std::isfinite(got);
+    } else if (std::isinf(static_cast<float>(want)) && std::isinf(got)) {
+      // The exact result is beyond float32's range: Inf of its sign is the right answer.
+      ++r_.overflowed;
+      bad = std::signbit(got) != std::signbit(want);
     } else if (!std::isfinite(got)) {
       bad = true;
       ++r_.nonfinite;
@@ -228,10 +233,17 @@ CheckOptions check_options_for(const GemmTypes& types, bool exact, InputRounding
 }
 
 std::string GemmCheck::summary() const {
-  char buf[256];
+  char buf[320];
   if (passed) {
     std::snprintf(buf, sizeof buf, "PASS max abs %.3g rel %.3g (%.3g of bound, %lld elements)",
                   max_abs_error, max_rel_error, worst_ratio, static_cast<long long>(checked));
+    if (overflowed > 0) {
+      const size_t used = std::strlen(buf);
+      std::snprintf(buf + used, sizeof buf - used,
+                    "; %lld elements overflow float32 (the exact product is beyond 3.4e38: Inf is "
+                    "the right result there, the finite ones were compared)",
+                    static_cast<long long>(overflowed));
+    }
   } else {
     std::snprintf(buf, sizeof buf,
                   "FAIL %lld of %lld elements outside the bound (%lld NaN/Inf), first at "

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/output_file.hpp"
 #include "dist/context_impl.hpp"
 #include "dist/schedule.hpp"
 
@@ -144,17 +145,9 @@ Status gemm_distributed_host(DistributedContext& ctx, const GemmProblem& problem
 
 // ---- unique ids through a file or the environment ----
 
+// Renamed into place by write_output_file: a process polling for the file never reads half an id.
 Status write_unique_id_file(const std::string& path, const std::string& unique_id) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!(out << unique_id << "\n"))
-      return io_error("write_unique_id_file: cannot write " + tmp);
-  }
-  // Renamed into place: a process polling for the file never reads half an id.
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return io_error("write_unique_id_file: cannot rename " + tmp + " to " + path);
-  return Status::ok();
+  return write_output_file(path, unique_id + "\n", "write_unique_id_file:");
 }
 
 Status read_unique_id(const std::string& path, std::string* out) {

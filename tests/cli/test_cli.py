@@ -3,12 +3,14 @@
 
 Usage: test_cli.py PATH/TO/tilekit   (CTest passes it). Runs on the CPU backend.
 """
+import io
+import json
 import math
 import os
 import re
 import signal
+import stat
 import struct
-import json
 import subprocess
 import sys
 import tempfile
@@ -69,7 +71,8 @@ class Cli(unittest.TestCase):
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, "error should be one line: " + r.stderr)
         if out:
             self.assertFalse(os.path.exists(out), "no output file on error")
-            self.assertEqual([f for f in os.listdir(os.path.dirname(out)) if ".tmp" in f], [])
+            self.assertEqual([f for f in os.listdir(os.path.dirname(out))
+                              if ".tmp" in f or ".tilekit-" in f], [])
 
     # ---- devices / list ----
     def test_devices_exits_zero_and_names_the_cpu(self):
@@ -394,8 +397,11 @@ class Cli(unittest.TestCase):
         self.assert_usage_error(r, "2-D", out)
 
     def test_missing_file(self):
+        # A file the system cannot open is an I/O failure (4), not bad input (2).
         r = run("gemm", "--a", self.path("nope.npy"), "--b", self.path("nope2.npy"))
-        self.assert_usage_error(r, "nope.npy")
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("nope.npy", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
     def test_negative_size(self):
         self.assert_usage_error(run("gemm", "--m", "-4", "--n", "2", "--k", "2"), "--m: must be >= 0, got -4")
@@ -718,7 +724,7 @@ class Cli(unittest.TestCase):
             lines = f.read().splitlines()
         self.assertGreaterEqual(len(lines), 2)  # header and at least one finished row
 
-    # ---- hostile input (issue 9): sizes that overflow or cannot fit, numbers that do not fit,
+    # ---- hostile input: sizes that overflow or cannot fit, numbers that do not fit,
     # non-finite data, globs that match nothing. Each fails fast with one line.
     def npy_header_only(self, name, shape):
         """A .npy file of float32 with `shape` and no data (enough when a dimension is 0)."""
@@ -925,6 +931,146 @@ class Cli(unittest.TestCase):
                                    "--beta", "0.5", "--check", "--out", self.path("big.npy"))
         self.assertLess(peak - base, 2 * c_bytes + 32 * 2**20, "peak %d MiB" % (peak >> 20))
         self.assertEqual(np.load(self.path("big.npy")).shape, (2000, 4000))
+
+
+class HostileInput(unittest.TestCase):
+    """Outputs that are not regular files, inputs without end, overflow, and the messages."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def inputs(self):
+        a, b = self.path("a.npy"), self.path("b.npy")
+        np.save(a, np.ones((3, 4), np.float32))
+        np.save(b, np.ones((4, 2), np.float32))
+        return ["gemm", "--backend", "cpu", "--a", a, "--b", b]
+
+    def assert_refused(self, r, fragment):
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn(fragment, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertNotIn("wrote", r.stdout)
+
+    def test_out_symlink_is_refused_and_left_as_it_was(self):
+        victim, link = self.path("victim.txt"), self.path("link.npy")
+        with open(victim, "w") as f:
+            f.write("precious")
+        os.symlink(victim, link)
+        self.assert_refused(run(*self.inputs(), "--out", link), "symbolic link")
+        self.assertTrue(os.path.islink(link))
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious")
+
+    def test_out_fifo_is_refused_at_once_and_stays_a_fifo(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        r = subprocess.run([TILEKIT, *self.inputs(), "--out", fifo], capture_output=True, text=True,
+                           timeout=20)
+        self.assert_refused(r, "FIFO")
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
+    def test_out_dev_null_is_refused_and_stays_a_device(self):
+        self.assert_refused(run(*self.inputs(), "--out", "/dev/null"), "character device")
+        self.assertTrue(stat.S_ISCHR(os.lstat("/dev/null").st_mode))
+        for option in (["bench", "gemm", "--backend", "cpu", "--sizes", "16", "--csv", "/dev/null"],
+                       ["bench", "gemm", "--backend", "cpu", "--sizes", "16", "--json", "/dev/null"],
+                       ["transpose", "--rows", "3", "--cols", "2", "--out", "/dev/null"]):
+            self.assert_refused(run(*option), "character device")
+        self.assertTrue(stat.S_ISCHR(os.lstat("/dev/null").st_mode))
+
+    def test_dev_zero_as_input_fails_at_once(self):
+        r = subprocess.run([TILEKIT, "gemm", "--backend", "cpu", "--a", "/dev/zero", "--b",
+                            "/dev/urandom"], capture_output=True, text=True, timeout=20)
+        self.assert_refused(r, "missing the \\x93NUMPY magic")
+
+    def test_npy_through_a_pipe(self):
+        a = np.arange(12, dtype=np.float32).reshape(3, 4)
+        fifo = self.path("a.fifo")
+        os.mkfifo(fifo)
+
+        # np.save to a pipe would try to seek; the bytes are made first, then streamed.
+        buffer = io.BytesIO()
+        np.save(buffer, a)
+
+        def feed():
+            with open(fifo, "wb") as f:
+                f.write(buffer.getvalue())
+        writer = threading.Thread(target=feed)
+        writer.start()
+        b = self.path("b.npy")
+        np.save(b, np.eye(4, dtype=np.float32))
+        out = self.path("c.npy")
+        r = run("gemm", "--backend", "cpu", "--a", fifo, "--b", b, "--out", out, "--check")
+        writer.join(timeout=20)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        np.testing.assert_array_equal(np.load(out), a)
+
+    def test_float64_input_is_converted_with_a_note(self):
+        a, b = self.path("a64.npy"), self.path("b.npy")
+        np.save(a, np.ones((3, 4)))
+        np.save(b, np.ones((4, 2), np.float32))
+        r = run("gemm", "--backend", "cpu", "--a", a, "--b", b)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(a + " holds float64; converted to float32", r.stderr)
+        self.assertNotIn("b.npy", r.stderr)
+
+    def test_overflowing_alpha_is_not_a_failed_check(self):
+        for kernel in ("auto", "gemm.cpu.reference.f32"):
+            r = run("gemm", "--backend", "cpu", "--m", "64", "--n", "64", "--k", "64",
+                    "--alpha", "3e38", "--check", "--kernel", kernel)
+            self.assertEqual(r.returncode, 0, kernel + ": " + r.stdout + r.stderr)
+            self.assertIn("check: PASS", r.stdout)
+            self.assertIn("overflow float32", r.stdout)
+
+    def test_unknown_command_and_option_are_named(self):
+        r = run("frobnicate")
+        self.assert_refused(r, "unknown command 'frobnicate'")
+        self.assertIn("gemm", r.stderr)
+        r = run("gemm", "--frobnicate", "3")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--frobnicate", r.stderr)
+
+    def test_banks_shape_too_large_says_so(self):
+        r = run("banks", "--shape", "99999999999x99999999999")
+        self.assert_refused(r, "99999999999 is too large")
+        self.assert_refused(run("banks", "--shape", "32by32"), "must be ROWSxCOLS")
+
+    def tune(self, cache_dir):
+        return run("tune", "--backend", "cpu", "--sizes", "16", "--ops", "NN", "--budget", "5",
+                   env=dict(os.environ, TILEKIT_CACHE_DIR=cache_dir))
+
+    def cache_path(self, cache_dir):
+        r = run("tune", "--backend", "cpu", "--show", env=dict(os.environ, TILEKIT_CACHE_DIR=cache_dir))
+        found = re.search(r"(" + re.escape(cache_dir) + r"/\S+\.json)", r.stdout + r.stderr)
+        self.assertIsNotNone(found, r.stdout + r.stderr)
+        return found.group(1)
+
+    def test_tune_cache_that_is_a_directory_is_named_and_kept(self):
+        cache_dir = self.path("cache")
+        os.makedirs(cache_dir)
+        path = self.cache_path(cache_dir)
+        os.makedirs(path)
+        r = self.tune(cache_dir)
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("is a directory", r.stderr)
+        self.assertNotIn("not valid JSON", r.stderr)
+        self.assertNotIn("wrote", r.stdout)
+        self.assertTrue(os.path.isdir(path))
+
+    def test_failed_tune_write_claims_nothing(self):
+        blocker = self.path("file")
+        with open(blocker, "w") as f:
+            f.write("not a folder")
+        r = self.tune(os.path.join(blocker, "cache"))
+        self.assertNotEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("wrote", r.stdout)
+        self.assertIn("tilekit: error:", r.stderr)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,11 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include <unistd.h>
 
 #include "tilekit/npy.hpp"
 
@@ -89,7 +94,7 @@ TEST(Npy, WrittenHeaderIsAlignedTo64Bytes) {
 void expect_malformed(const std::string& bytes, const std::string& fragment) {
   NpyMatrix m;
   const Status s = parse_npy_matrix(bytes, "bad.npy", &m);
-  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("bad.npy"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
 }
@@ -146,7 +151,7 @@ TEST(NpyWrite, NegativeShapeIsRefused) {
   EXPECT_EQ(npy_bytes_f32(&v, 1, -1), "");
 }
 
-// ---- hostile input (issue 9): each test is a defect the reliability probe found, or its kin ----
+// ---- hostile input: each test is a defect the reliability probe found, or its kin ----
 
 // The parser's contract for error text: one line, printable ASCII, short.
 void expect_one_short_printable_line(const std::string& message) {
@@ -319,7 +324,7 @@ TEST(NpyHostile, OutputIsUntouchedOnError) {
 TEST(NpyHostile, DirectoryIsAnError) {
   NpyMatrix m;
   const Status s = read_npy_matrix(::testing::TempDir(), &m);
-  EXPECT_EQ(s.code(), StatusCode::kIoError) << s.to_string();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
 }
 
 // ---- what a strict reader must still accept ----
@@ -374,8 +379,86 @@ TEST(Npy, VectorShapes) {
   EXPECT_EQ(m.data, v);
   ASSERT_TRUE(parse_npy_vector(npy(f4("(0,)"), ""), "empty", &m).is_ok());
   EXPECT_EQ(m.cols, 0);
-  EXPECT_EQ(parse_npy_vector(npy(f4("()"), std::string(4, '\0')), "scalar", &m).code(), StatusCode::kIoError);
-  EXPECT_EQ(parse_npy_vector(npy(f4("(9223372036854775807, 0)"), ""), "v", &m).code(), StatusCode::kIoError);
+  EXPECT_EQ(parse_npy_vector(npy(f4("()"), std::string(4, '\0')), "scalar", &m).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(parse_npy_vector(npy(f4("(9223372036854775807, 0)"), ""), "v", &m).code(), StatusCode::kInvalidArgument);
+}
+
+// ---- pipes and devices: read only what the header declares ----
+
+TEST(NpyStream, DevZeroFailsAtOnceOnTheMissingMagic) {
+  // Once read until memory ran out; the magic is checked in the first eight bytes.
+  NpyMatrix m;
+  const Status s = read_npy_matrix("/dev/zero", &m);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+  EXPECT_NE(s.message().find("magic"), std::string::npos) << s.message();
+  EXPECT_EQ(read_npy_matrix("/dev/urandom", &m).code(), StatusCode::kInvalidArgument);
+}
+
+// `bytes` through a pipe, read by /proc/self/fd name; `closed_first` says whether the writer
+// had closed its end when the read returned (it waits for `release` before closing).
+Status read_via_pipe(const std::string& bytes, NpyMatrix* m, bool* closed_first) {
+  int ends[2];
+  EXPECT_EQ(::pipe(ends), 0);
+  std::promise<void> release;
+  std::atomic<bool> closed{false};
+  std::thread writer([&, done = release.get_future()] {
+    for (size_t at = 0; at < bytes.size();) {
+      const ssize_t n = ::write(ends[1], bytes.data() + at, bytes.size() - at);
+      if (n <= 0) break;
+      at += static_cast<size_t>(n);
+    }
+    done.wait_for(std::chrono::seconds(30));
+    closed = true;
+    ::close(ends[1]);
+  });
+  const Status s = read_npy_matrix("/proc/self/fd/" + std::to_string(ends[0]), m);
+  *closed_first = closed;
+  release.set_value();
+  writer.join();
+  ::close(ends[0]);
+  return s;
+}
+
+TEST(NpyStream, PipeIsReadUpToTheDeclaredDataOnly) {
+  const std::vector<float> v = {1, 2, 3, 4, 5, 6};
+  // Bytes after the data, and a writer that keeps the pipe open: the reader must not wait.
+  const std::string bytes = npy_bytes_f32(v.data(), 2, 3) + "trailing bytes";
+  NpyMatrix m;
+  bool closed_first = true;
+  const Status s = read_via_pipe(bytes, &m, &closed_first);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  EXPECT_FALSE(closed_first) << "the read waited for the end of the pipe";
+  EXPECT_EQ(m.rows, 2);
+  EXPECT_EQ(m.data, v);
+}
+
+TEST(NpyStream, LyingHeaderOnAPipeIsTruncatedNotAllocated) {
+  // Declares 2^26 floats (256 MiB) and sends four bytes.
+  const std::string bytes = npy(f4("(8192, 8192)"), std::string(4, '\0'));
+  NpyMatrix m;
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  ASSERT_EQ(::write(ends[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  ::close(ends[1]);
+  const Status s = read_npy_matrix("/proc/self/fd/" + std::to_string(ends[0]), &m);
+  ::close(ends[0]);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+  EXPECT_NE(s.message().find("the data ends after 4 of the 268435456 bytes"), std::string::npos)
+      << s.message();
+}
+
+TEST(NpyStream, OversizedHeaderLengthOnAPipeIsRefused) {
+  std::string bytes("\x93NUMPY\x02\x00", 8);
+  bytes += std::string("\x00\x00\x00\x40", 4);  // a 1 GiB header
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  ASSERT_EQ(::write(ends[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  ::close(ends[1]);
+  NpyMatrix m;
+  const Status s = read_npy_matrix("/proc/self/fd/" + std::to_string(ends[0]), &m);
+  ::close(ends[0]);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+  EXPECT_NE(s.message().find("header length"), std::string::npos) << s.message();
 }
 
 }  // namespace

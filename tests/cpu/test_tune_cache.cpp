@@ -281,6 +281,53 @@ TEST_F(TuneCacheTest, CorruptFilesAreIgnoredWithAWarning) {
   }
 }
 
+// A cache path that cannot be read says why, and merging never replaces it: it may hold entries
+// that are not ours to drop.
+TEST_F(TuneCacheTest, DirectoryAtTheCachePathIsReportedAndKept) {
+  fs::create_directories(path_);
+  TuneCache c;
+  bool found = false;
+  const Status s = load_tune_cache(path_, key_, &c, &found);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_NE(s.message().find("is a directory"), std::string::npos) << s.message();
+  TuneCache add;
+  add.key = key_;
+  add.put(entry_for(Buffers(64, 64, 64).p, kBlocked));
+  const Status merged = merge_tune_cache(path_, add);
+  EXPECT_EQ(merged.code(), StatusCode::kIoError) << merged.to_string();
+  EXPECT_TRUE(fs::is_directory(path_));
+}
+
+TEST_F(TuneCacheTest, UnreadableCacheIsReportedAndKept) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads a file whatever its mode";
+  write_text("{\"not\": \"ours to replace\"}");
+  fs::permissions(path_, fs::perms::none);
+  TuneCache c;
+  bool found = false;
+  const Status s = load_tune_cache(path_, key_, &c, &found);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_NE(s.message().find("cannot be read"), std::string::npos) << s.message();
+  TuneCache add;
+  add.key = key_;
+  add.put(entry_for(Buffers(64, 64, 64).p, kBlocked));
+  EXPECT_EQ(merge_tune_cache(path_, add).code(), StatusCode::kIoError);
+  fs::permissions(path_, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(read_text(), "{\"not\": \"ours to replace\"}");
+}
+
+TEST_F(TuneCacheTest, SymlinkAtTheCachePathIsNotWrittenThrough) {
+  const std::string victim = (dir_ / "victim.txt").string();
+  std::ofstream(victim) << "precious";
+  fs::create_symlink(victim, path_);
+  TuneCache add;
+  add.key = key_;
+  add.put(entry_for(Buffers(64, 64, 64).p, kBlocked));
+  EXPECT_FALSE(merge_tune_cache(path_, add));
+  std::ifstream in(victim);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "precious");
+  EXPECT_TRUE(fs::is_symlink(path_));
+}
+
 TEST_F(TuneCacheTest, ForeignDeviceIsIgnored) {
   TuneCache c;
   c.key = key_;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "tilekit/tilekit.hpp"
 #include "tilekit/verify.hpp"
 
 namespace tilekit {
@@ -321,6 +322,48 @@ TEST(DotCheck, NonFiniteResultsMatchTheReference) {
   EXPECT_TRUE(check({1, 2, 3}, {4, 5, 6}, 32.0f).passed);
   EXPECT_FALSE(check({1, 2, 3}, {4, 5, 6}, 33.0f).passed);
   EXPECT_NE(check({1, 2, 3}, {4, 5, 6}, 33.0f).summary().find("FAIL"), std::string::npos);
+}
+
+// alpha = 3e38 on a 64-cubed product of values in [0, 1): most exact elements are beyond
+// float32's range, where Inf is the right result; the reference kernel gives exactly that, and
+// the check must not call it wrong.
+TEST(VerifyOverflow, ExactResultBeyondFloat32IsInfNotAnError) {
+  Small s(64);
+  s.p.alpha = 3e38f;
+  ASSERT_TRUE(compute_gemm_reference(Context::cpu(), s.p, &s.ref).is_ok());
+  int64_t beyond = 0;
+  for (size_t i = 0; i < s.c.size(); ++i) {
+    s.c[i] = static_cast<float>(s.ref.value[i]);  // what an exact kernel stores
+    beyond += std::isinf(s.c[i]) ? 1 : 0;
+  }
+  ASSERT_GT(beyond, 0);
+  const GemmCheck r = check_gemm_result(s.c.data(), 64, Layout::kRowMajor, s.ref, 64);
+  EXPECT_TRUE(r.passed) << r.summary();
+  EXPECT_EQ(r.overflowed, beyond);
+  EXPECT_NE(r.summary().find("overflow float32"), std::string::npos) << r.summary();
+
+  // The wrong sign of Inf, or a NaN, where the exact value overflows, is still an error.
+  const auto first = static_cast<size_t>(
+      std::find_if(s.c.begin(), s.c.end(), [](float v) { return std::isinf(v); }) - s.c.begin());
+  s.c[first] = -s.c[first];
+  EXPECT_FALSE(check_gemm_result(s.c.data(), 64, Layout::kRowMajor, s.ref, 64).passed);
+  s.c[first] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(check_gemm_result(s.c.data(), 64, Layout::kRowMajor, s.ref, 64).passed);
+}
+
+TEST(VerifyOverflow, WholeCheckOfTheReferenceKernelPasses) {
+  Small s(64);
+  s.p.alpha = 3e38f;
+  std::vector<float> result(s.c.size(), 0.0f);
+  GemmProblem run = s.p;
+  run.c = result.data();
+  const GemmKernel* reference = Registry::instance().find_gemm("gemm.cpu.reference.f32");
+  ASSERT_NE(reference, nullptr);
+  ASSERT_TRUE(run_gemm_kernel(*reference, Context::cpu(), run).is_ok());
+  GemmCheck r;
+  ASSERT_TRUE(verify_gemm_result(Context::cpu(), s.p, result.data(), CheckOptions{}, &r).is_ok());
+  EXPECT_TRUE(r.passed) << r.summary();
+  EXPECT_GT(r.overflowed, 0);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "cli_common.hpp"
 
+#include "core/output_file.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -23,8 +25,8 @@ int exit_code_for(const Status& s) {
   switch (s.code()) {
     case StatusCode::kOk: return kExitOk;
     case StatusCode::kInvalidArgument:
-    case StatusCode::kNotSupported:  // a request this build, device or kernel cannot serve
-    case StatusCode::kIoError: return kExitUsage;
+    case StatusCode::kNotSupported: return kExitUsage;  // a request this build, device or kernel cannot serve
+    case StatusCode::kIoError: return kExitIo;
     case StatusCode::kVerificationFailed: return kExitVerify;
     case StatusCode::kCancelled: return kExitInterrupted;
     default: return kExitRuntime;
@@ -188,6 +190,15 @@ CLI::Validator float32_value() {
       "");
 }
 
+CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const Status s = check_output_path(value);
+        return s ? "" : s.message();
+      },
+      "FILE");
+}
+
 namespace {
 
 // The .npy v1 preamble and header for a float32 array, padded so the data starts at a multiple
@@ -212,27 +223,28 @@ Status write_npy_result(const std::string& path, const float* data, int64_t rows
   const bool fortran_order = layout == Layout::kColMajor;
   const int64_t lines = fortran_order ? cols : rows;  // stored rows (C) or columns (Fortran)
   const int64_t line_length = fortran_order ? rows : cols;
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::FILE* file = std::fopen(tmp.c_str(), "wb");
-  if (!file) return io_error(path + ": cannot open for writing: " + std::strerror(errno));
+  OutputFile file;
+  TILEKIT_RETURN_IF_ERROR(file.open(path, "--out"));
   const std::string header = npy_f32_header(rows, cols, fortran_order);
-  bool written = std::fwrite(header.data(), 1, header.size(), file) == header.size();
-  for (int64_t line = 0; written && line_length > 0 && line < lines; ++line) {
-    const size_t count = static_cast<size_t>(line_length);
-    written = std::fwrite(data + line * ld, sizeof(float), count, file) == count;
-  }
-  const int write_errno = errno;
-  if (std::fclose(file) != 0) written = false;
-  if (!written) {
-    std::remove(tmp.c_str());
-    return io_error(path + ": write failed: " + std::strerror(write_errno));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return io_error(path + ": cannot rename the finished file into place: " + why);
-  }
+  TILEKIT_RETURN_IF_ERROR(file.write(header.data(), header.size()));
+  for (int64_t line = 0; line_length > 0 && line < lines; ++line)
+    TILEKIT_RETURN_IF_ERROR(
+        file.write(data + line * ld, sizeof(float) * static_cast<size_t>(line_length)));
+  return file.commit();
+}
+
+Status read_npy_input(const std::string& path, bool vector, NpyMatrix* out) {
+  TILEKIT_RETURN_IF_ERROR(vector ? read_npy_vector(path, out) : read_npy_matrix(path, out));
+  if (out->source_dtype != "float32")
+    std::cerr << "tilekit: note: " << path << " holds " << out->source_dtype
+              << "; converted to float32\n";
   return Status::ok();
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 void set_command_line(int argc, char** argv) {

@@ -6,17 +6,27 @@
 #include <cstdint>
 #include <string>
 
+#include "tilekit/npy.hpp"
 #include "tilekit/tilekit.hpp"
 
 namespace tilekit::cli {
 
 // Exit codes (README "Exit codes"): 0 ok, 1 runtime failure, 2 usage or bad input,
-// 3 verification failed, 130 interrupted by Ctrl-C (finished rows are kept).
-enum ExitCode { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2, kExitVerify = 3, kExitInterrupted = 130 };
+// 3 verification failed, 4 a file could not be read or written, 130 interrupted by Ctrl-C
+// (finished rows are kept).
+enum ExitCode {
+  kExitOk = 0,
+  kExitRuntime = 1,
+  kExitUsage = 2,
+  kExitVerify = 3,
+  kExitIo = 4,
+  kExitInterrupted = 130
+};
 
 // Prints "tilekit: error: <message>" to stderr and returns the exit code for the status:
-// 2 for bad input (invalid argument, unreadable file), 3 for a failed check, 130 when
-// interrupted, 1 for every runtime failure (out of memory included).
+// 2 for bad input (an invalid argument, a malformed .npy file, an output path that is not a
+// regular file), 3 for a failed check, 4 when the system could not open, read or write a file,
+// 130 when interrupted, 1 for every other runtime failure (out of memory included).
 int fail(const Status& status);
 int exit_code_for(const Status& status);
 
@@ -49,6 +59,10 @@ CLI::Validator unsigned_value();
 // that rounds to 0 (alpha, beta).
 CLI::Validator float32_value();
 
+// A file the command will write: a new path or a regular file (core/output_file.hpp), checked
+// when the options are parsed so that a refused path fails before any work.
+CLI::Validator output_path();
+
 // --threads: 0 (OpenMP's default) up to kMaxThreadsPerCore per logical core, at most
 // kMaxThreads: a typo like 100000 must not start a hundred thousand threads.
 constexpr int kMaxThreadsPerCore = 64;
@@ -57,10 +71,18 @@ int max_cpu_threads();
 
 // Writes the rows × cols float32 matrix at host pointer `data` (leading dimension ld, stored in
 // `layout`) to a .npy file straight from that buffer — C order for row-major, Fortran order for
-// column-major — so that writing a result never needs a second copy of it. Through a temporary
-// file renamed into place: a failed write leaves no file behind.
+// column-major — so that writing a result never needs a second copy of it. Through an
+// OutputFile (core/output_file.hpp): only to a regular file or a new path, whole or not at all.
 Status write_npy_result(const std::string& path, const float* data, int64_t rows, int64_t cols,
                         int64_t ld, Layout layout);
+
+// Reads a .npy matrix (or, with `vector`, a vector) named by an option. A file of another
+// dtype than float32 is converted, and one line on stderr says so: the GEMM runs on float32.
+Status read_npy_input(const std::string& path, bool vector, NpyMatrix* out);
+
+// `text` as one word for /bin/sh: in single quotes, each ' written as '\'' — so that a path
+// holding quotes or `;` reaches a plot script as a path, never as shell code.
+std::string shell_quote(const std::string& text);
 
 // The command line as typed, for reproducibility records.
 std::string command_line();

@@ -1,5 +1,5 @@
 // cmd_accuracy.cpp — `tilekit accuracy`: each kernel's error against the FP64 product of its FP32
-// inputs as k grows (issue 12's accuracy table; the measures are defined in bench/accuracy.hpp).
+// inputs as k grows (docs/accuracy.md's table; the measures are defined in bench/accuracy.hpp).
 #include <iostream>
 #include <sstream>
 
@@ -91,8 +91,8 @@ void add_accuracy_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", o->seed, "seed of the random inputs (one pair of A, B per k)")
       ->transform(unsigned_value())
       ->capture_default_str();
-  cmd->add_option("--csv", o->csv, "also write the rows as CSV");
-  cmd->add_option("--json", o->json, "also write the rows as JSON");
+  cmd->add_option("--csv", o->csv, "also write the rows as CSV")->check(output_path());
+  cmd->add_option("--json", o->json, "also write the rows as JSON")->check(output_path());
   add_backend_options(cmd, &o->backend);
   cmd->callback([exit_code, o] { *exit_code = run_accuracy_command(*o); });
 }

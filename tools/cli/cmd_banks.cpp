@@ -1,6 +1,9 @@
 // cmd_banks.cpp — `tilekit banks`: one warp's access to a shared array, bank by bank.
+#include <charconv>
 #include <iomanip>
 #include <iostream>
+#include <limits>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -20,23 +23,36 @@ struct BanksOptions {
   bool json = false;
 };
 
-bool parse_pair(const std::string& s, int* a, int* b) {
+// "AxB" into *a and *b: ok, or an error naming `option` that says whether the form is wrong
+// or a number does not fit an int.
+Status parse_pair(const std::string& option, const std::string& s, const char* form, int* a,
+                  int* b) {
   const auto x = s.find('x');
-  if (x == std::string::npos) return false;
-  try {
-    size_t u1 = 0, u2 = 0;
-    *a = std::stoi(s.substr(0, x), &u1);
-    *b = std::stoi(s.substr(x + 1), &u2);
-    return u1 == x && u2 == s.size() - x - 1;
-  } catch (const std::exception&) {
-    return false;
+  const std::string sides[2] = {x == std::string::npos ? s : s.substr(0, x),
+                                x == std::string::npos ? "" : s.substr(x + 1)};
+  int* outs[2] = {a, b};
+  for (int i = 0; i < 2; ++i) {
+    const std::string& side = sides[i];
+    // A sign is read here and its range checked by the bank query, which names the rule.
+    const size_t first = !side.empty() && side[0] == '-' ? 1 : 0;
+    const bool digits = side.size() > first &&
+                        side.find_first_not_of("0123456789", first) == std::string::npos;
+    if (x == std::string::npos || !digits)
+      return invalid_argument(option + " '" + s + "' must be " + form);
+    const auto [end, error] = std::from_chars(side.data(), side.data() + side.size(), *outs[i]);
+    if (error == std::errc::result_out_of_range)
+      return invalid_argument(option + " '" + s + "': " + side + " is too large (at most " +
+                              std::to_string(std::numeric_limits<int>::max()) + ")");
+    if (error != std::errc() || end != side.data() + side.size())
+      return invalid_argument(option + " '" + s + "' must be " + form);
   }
+  return Status::ok();
 }
 
 int run_banks(const BanksOptions& o) {
   BankQuery q;
-  if (!parse_pair(o.shape, &q.rows, &q.cols))
-    return fail(invalid_argument("--shape '" + o.shape + "' must be ROWSxCOLS, e.g. 32x32"));
+  if (Status s = parse_pair("--shape", o.shape, "ROWSxCOLS, e.g. 32x32", &q.rows, &q.cols); !s)
+    return fail(s);
   q.pad = o.pad;
   q.elem_bytes = o.elem;
   q.index = o.index;
@@ -44,8 +60,10 @@ int run_banks(const BanksOptions& o) {
   if (o.block.empty()) {
     q.block_x = q.cols;  // a K×K block for a K×K tile, as in the lecture
     q.block_y = std::max(1, std::min(q.rows, 1024 / std::max(1, q.cols)));
-  } else if (!parse_pair(o.block, &q.block_x, &q.block_y)) {
-    return fail(invalid_argument("--block '" + o.block + "' must be XxY threads, e.g. 32x8"));
+  } else if (Status s = parse_pair("--block", o.block, "XxY threads, e.g. 32x8", &q.block_x,
+                                    &q.block_y);
+             !s) {
+    return fail(s);
   }
   if (q.block_x > 1024) q.block_x = 1024;
   BankReport r;

@@ -247,8 +247,8 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                   "f32, f32_3xtf32, tf32 or bf16 (default: f32 for f32 inputs, bf16 for 16-bit)");
   cmd->add_flag("--allow-vendor", o->allow_vendor,
                 "the auto row may choose vendor kernels when no own kernel can run");
-  cmd->add_option("--csv", o->csv, "also write the rows as CSV");
-  cmd->add_option("--json", o->json, "also write the rows as JSON");
+  cmd->add_option("--csv", o->csv, "also write the rows as CSV")->check(output_path());
+  cmd->add_option("--json", o->json, "also write the rows as JSON")->check(output_path());
   cmd->add_option("--layout", o->layout, "row or col")
       ->check(CLI::IsMember({"row", "col"}))
       ->capture_default_str();
@@ -330,8 +330,8 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                     "globs on kernel ids, comma-separated, each matching a kernel of the backend "
                     "(default: every kernel of the family)")
         ->check(non_empty());
-    sub->add_option("--csv", m->csv, "also write the rows as CSV");
-    sub->add_option("--json", m->json, "also write the rows as JSON");
+    sub->add_option("--csv", m->csv, "also write the rows as CSV")->check(output_path());
+    sub->add_option("--json", m->json, "also write the rows as JSON")->check(output_path());
     sub->add_option("--seed", m->seed, "seed of the random inputs")
         ->transform(unsigned_value())
         ->capture_default_str();

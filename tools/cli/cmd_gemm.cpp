@@ -104,8 +104,8 @@ Status shape_problem(const GemmCommandOptions& o, HostProblem* h, NpyMatrix* c_f
     return invalid_argument("--beta " + std::to_string(o.beta) +
                             " needs --c (the matrix that beta scales)");
   NpyMatrix a, b;
-  TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.a_path, &a));
-  TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.b_path, &b));
+  TILEKIT_RETURN_IF_ERROR(read_npy_input(o.a_path, false, &a));
+  TILEKIT_RETURN_IF_ERROR(read_npy_input(o.b_path, false, &b));
   p.layout = Layout::kRowMajor;
   p.m = o.trans_a ? a.cols : a.rows;
   p.k = o.trans_a ? a.rows : a.cols;
@@ -116,7 +116,7 @@ Status shape_problem(const GemmCommandOptions& o, HostProblem* h, NpyMatrix* c_f
                             " is " + dims(a.rows, a.cols) + ") but op(B) is " + dims(kb, p.n) +
                             " (" + o.b_path + " is " + dims(b.rows, b.cols) + ")");
   if (!o.c_path.empty()) {
-    TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.c_path, c_file));
+    TILEKIT_RETURN_IF_ERROR(read_npy_input(o.c_path, false, c_file));
     if (c_file->rows != p.m || c_file->cols != p.n)
       return invalid_argument("shape mismatch: C must be " + dims(p.m, p.n) + " but " +
                               o.c_path + " is " + dims(c_file->rows, c_file->cols));
@@ -352,7 +352,8 @@ void add_gemm_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--a", o->a_path, "A as .npy (float32/float64, C or Fortran order)");
   cmd->add_option("--b", o->b_path, "B as .npy");
   cmd->add_option("--c", o->c_path, "C as .npy, read when beta != 0");
-  cmd->add_option("--out", o->out_path, "write the result C here (.npy, float32)");
+  cmd->add_option("--out", o->out_path, "write the result C here (.npy, float32)")
+      ->check(output_path());
   cmd->add_option("--alpha", o->alpha, "alpha")->transform(float32_value())->capture_default_str();
   cmd->add_option("--beta", o->beta, "beta")->transform(float32_value())->capture_default_str();
   cmd->add_flag("--trans-a", o->trans_a, "use Aᵀ");

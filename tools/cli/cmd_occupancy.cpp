@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "core/output_file.hpp"
 #include "tilekit/occupancy.hpp"
 
 namespace tilekit::cli {
@@ -126,15 +127,11 @@ nlohmann::json to_json(const ArchProperties& a, const OccupancyQuery& q, const O
 // Runs scripts/plot_occupancy.py on a CSV of the sweep.
 Status plot_sweep(const std::string& csv_text, const std::string& png, const std::string& title) {
   const std::string csv = png + ".csv";
-  {
-    std::ofstream f(csv);
-    if (!f) return io_error(csv + ": cannot write the sweep for plotting");
-    f << csv_text;
-  }
+  TILEKIT_RETURN_IF_ERROR(write_output_file(csv, csv_text, "the sweep for plotting,"));
   const char* env = std::getenv("TILEKIT_SCRIPTS");
   const std::string scripts = env ? env : TILEKIT_SOURCE_DIR "/scripts";
-  const std::string cmd = "python3 '" + scripts + "/plot_occupancy.py' '" + csv + "' '" + png +
-                          "' '" + title + "'";
+  const std::string cmd = "python3 " + shell_quote(scripts + "/plot_occupancy.py") + " " +
+                          shell_quote(csv) + " " + shell_quote(png) + " " + shell_quote(title);
   const int rc = std::system(cmd.c_str());
   std::remove(csv.c_str());
   if (rc != 0)
@@ -221,7 +218,8 @@ void add_occupancy_command(CLI::App& app, int* exit_code) {
                   "(cudaFuncAttributePreferredSharedMemoryCarveout; default: the driver's choice)");
   cmd->add_flag("--json", o->json, "one JSON object (an array with --sweep)");
   cmd->add_flag("--sweep", o->sweep, "the curve over block sizes 32..1024");
-  cmd->add_option("--plot", o->plot, "draw the sweep to this PNG (python3 + matplotlib)");
+  cmd->add_option("--plot", o->plot, "draw the sweep to this PNG (python3 + matplotlib)")
+      ->check(output_path());
   cmd->callback([exit_code, o] { *exit_code = run_occupancy(*o); });
 }
 

@@ -28,7 +28,7 @@ Status draw_report_plots(const std::string& script, const std::string& out_dir,
                "`python3 " + script + " " + out_dir + "`";
     return not_supported(*message);
   }
-  const std::string cmd = "python3 '" + script + "' '" + out_dir + "'";
+  const std::string cmd = "python3 " + shell_quote(script) + " " + shell_quote(out_dir);
   if (std::system(cmd.c_str()) != 0) {
     *message = "the plot script failed: " + cmd;
     return Status(StatusCode::kInternal, *message);

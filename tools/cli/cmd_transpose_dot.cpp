@@ -44,7 +44,7 @@ Status load_transpose_input(const TransposeOptions& o, const Context& ctx, NpyMa
     return invalid_argument("give either --a or --rows and --cols, not both");
   if (!file && (o.rows < 0 || o.cols < 0))
     return invalid_argument("give --rows and --cols (random input) or --a (a .npy file)");
-  if (file) TILEKIT_RETURN_IF_ERROR(read_npy_matrix(o.a_path, a));
+  if (file) TILEKIT_RETURN_IF_ERROR(read_npy_input(o.a_path, false, a));
   const int64_t rows = file ? a->rows : o.rows, cols = file ? a->cols : o.cols;
   bench::MemoryPlan plan;
   plan.add("A", rows, cols, sizeof(float));
@@ -128,8 +128,8 @@ Status load_dot_inputs(const DotOptions& o, const Context& ctx, NpyMatrix* x, Np
   if (files) {
     if (o.x_path.empty() || o.y_path.empty())
       return invalid_argument("--x and --y are needed together");
-    TILEKIT_RETURN_IF_ERROR(read_npy_vector(o.x_path, x));
-    TILEKIT_RETURN_IF_ERROR(read_npy_vector(o.y_path, y));
+    TILEKIT_RETURN_IF_ERROR(read_npy_input(o.x_path, true, x));
+    TILEKIT_RETURN_IF_ERROR(read_npy_input(o.y_path, true, y));
     if (x->data.size() != y->data.size())
       return invalid_argument("length mismatch: " + o.x_path + " has " +
                               std::to_string(x->data.size()) + " elements, " + o.y_path +
@@ -204,7 +204,7 @@ void add_transpose_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--a", o->a_path, "A as .npy (float32/float64, C or Fortran order)");
   cmd->add_option("--rows", o->rows, "rows of a random A")->transform(size_value());
   cmd->add_option("--cols", o->cols, "columns of a random A")->transform(size_value());
-  cmd->add_option("--out", o->out_path, "write Aᵀ here (.npy, float32)");
+  cmd->add_option("--out", o->out_path, "write Aᵀ here (.npy, float32)")->check(output_path());
   cmd->add_option("--kernel", o->kernel, "kernel id (`tilekit list transpose.*`) or auto")
       ->capture_default_str();
   cmd->add_flag("--check", o->check, "compare with A element by element; exit 3 if any differs");

@@ -402,8 +402,11 @@ int run_tune(const TuneOptions& o) {
   std::string path;
   if (!(s = cache_path(ctx, &key, &path))) return fail(s);
   TuneCacheInfo info;
-  if (tune_cache_info(ctx, &info) && !info.warning)
+  if (tune_cache_info(ctx, &info) && !info.warning) {
+    // An unreadable cache is never replaced: say so before any measuring.
+    if (info.warning.code() == StatusCode::kIoError) return fail(info.warning);
     std::cerr << "tilekit: warning: " << info.warning.message() << " (it will be replaced)\n";
+  }
 
   std::optional<SigintGuard> sigint(std::in_place);  // Ctrl-C ends the loop, keeping what finished
   const auto start = std::chrono::steady_clock::now();
@@ -449,12 +452,17 @@ int run_tune(const TuneOptions& o) {
   }
   sigint.reset();
   reload_tune_caches();
+  if (!s && s.code() != StatusCode::kCancelled) {
+    if (written > 0)
+      std::cerr << "tilekit: " << path << " keeps the " << written
+                << " shape(s) written before the failure\n";
+    return fail(s);
+  }
   std::cout << "wrote " << written << " entr" << (written == 1 ? "y" : "ies") << " to " << path << "\n";
   if (s.code() == StatusCode::kCancelled) {
     std::cerr << "tilekit: interrupted; kept the " << written << " finished shape(s)\n";
     return kExitInterrupted;
   }
-  if (!s) return fail(s);
   return failed ? kExitVerify : kExitOk;
 }
 
@@ -776,7 +784,8 @@ void add_tune_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--evaluate", o->evaluate,
                 "write nothing: time auto against every own kernel at each shape and print how "
                 "close it comes to the fastest");
-  cmd->add_option("--json", o->json, "--evaluate: also write the rows as JSON");
+  cmd->add_option("--json", o->json, "--evaluate: also write the rows as JSON")
+      ->check(output_path());
   cmd->add_option("--kernels", o->kernels,
                   "globs on own kernel ids, comma-separated: measure only these; their candidates "
                   "join each shape's cache entry, the other kernels' stay (default: every own "

@@ -1,5 +1,6 @@
 // main.cpp — `tilekit`: dense matrix kernels from the command line.
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <new>
 
@@ -30,6 +31,21 @@ int run(int argc, char** argv) {
   add_report_command(app, &exit_code);
   add_tune_command(app, &exit_code);
   add_accuracy_command(app, &exit_code);
+  if (argc > 1 && argv[1][0] != '-') {
+    // CLI11 would say "A subcommand is required", which hides the typo.
+    const CLI::App& commands = app;
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : commands.get_subcommands(std::function<bool(const CLI::App*)>())) {
+      known = known || sub->check_name(argv[1]);
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "tilekit: error: unknown command '" << argv[1] << "' (commands: " << names
+                << "; see --help)\n";
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
