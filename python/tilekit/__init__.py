@@ -7,14 +7,18 @@ library on the caller's device. Strided and transposed views are read in place t
 dimensions and op flags; a view that no leading dimension describes (a broadcast, a slice with a
 step in both dimensions) is copied first. See docs/python.md.
 
-Errors: ``TypeError`` for a non-array or an unsupported dtype, ``ValueError`` for bad shapes,
-devices, options or kernels (each message names the argument), ``RuntimeError`` carrying the CUDA
-error for runtime failures. When an error is raised, nothing has been written to ``out``.
+Errors: ``TypeError`` for a non-array, an unsupported dtype (named) or a non-real alpha/beta,
+``ValueError`` for bad shapes, devices, options, kernels or an alpha/beta that float32 cannot hold
+(each message names the argument), ``RuntimeError`` carrying the CUDA error for runtime failures.
+When an error is raised, nothing has been written to ``out``.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import operator
+import reprlib
 import sys
 from typing import Any, Optional
 
@@ -65,7 +69,10 @@ def _adopt(x: Any, arg: str) -> Any:
                             f"(pass {arg}.detach())")
         return x
     np = sys.modules.get("numpy")
-    if (np is not None and isinstance(x, np.ndarray)) or _is_cupy(x):
+    if np is not None and isinstance(x, np.ndarray):
+        _check_numpy_dtype(x.dtype, arg)
+        return x
+    if _is_cupy(x):
         return x
     if not hasattr(x, "__dlpack__"):
         return x  # _tilekit raises the TypeError naming the argument
@@ -80,6 +87,25 @@ def _adopt(x: Any, arg: str) -> Any:
             continue
     raise TypeError(f"{arg}: a CUDA array of type {type(x).__name__}; tilekit allocates results "
                     "and copies with PyTorch or CuPy, and neither is installed")
+
+
+def _check_numpy_dtype(dt: Any, arg: str) -> None:
+    """Raises the TypeError naming a dtype that DLPack cannot carry, which nanobind would only
+    report as "not an array"; a dtype it carries (float64, int32, …) is named by _tilekit."""
+    # ml_dtypes' bfloat16 (kind "V") is left to _tilekit, as before.
+    if dt.isnative and dt.fields is None and (dt.kind in "biufc" or dt.name == "bfloat16"):
+        return
+    if dt.fields is not None:
+        raise TypeError(f"{arg}: unsupported structured dtype {reprlib.repr(dt.descr)} (tilekit "
+                        "reads plain float32, float16, bfloat16 arrays)")
+    if not dt.isnative:
+        native = dt.newbyteorder("=")
+        hint = native.str if native.kind == "f" and native.itemsize in (2, 4) else "<f4"
+        order = "big" if dt.byteorder == ">" else "little"
+        raise TypeError(f"{arg}: unsupported dtype {dt.str} ({order}-endian byte order; tilekit "
+                        f"reads native {sys.byteorder}-endian float32, float16, bfloat16 — use "
+                        f"{arg}.astype('{hint}'))")
+    raise TypeError(f"{arg}: unsupported dtype {dt} (tilekit reads float32, float16, bfloat16)")
 
 
 def _empty_like_lib(x: Any, shape: tuple, dtype_name: str) -> Any:
@@ -232,6 +258,38 @@ def _result_shape(a: Any, b: Any, trans_a: bool, trans_b: bool) -> Optional[tupl
     return (sa[1] if trans_a else sa[0], sb[0] if trans_b else sb[1])
 
 
+# The doubles that float32 rounding (to nearest, ties to even) takes to inf or to 0: from the
+# midpoint between float32's max and 2^128 up, and up to half the smallest subnormal.
+_F32_OVERFLOW = 2.0**128 - 2.0**103
+_F32_UNDERFLOW = 2.0**-150
+
+
+def _scalar(value: Any, arg: str) -> float:
+    """alpha or beta as the float the library takes, by the CLI's rule for --alpha/--beta: a real
+    number, finite in float32, and not a nonzero that float32 rounds to 0 (the library computes
+    in float32: a value that overflows or vanishes there would give inf or a silent 0)."""
+    # bool is an int to Python, but alpha=True is a slip; str and bytes are not numbers here.
+    if type(value) not in (float, int) and (isinstance(value, bool) or
+                                            not isinstance(value, numbers.Real)):
+        raise TypeError(f"{arg}: expected a real number, got {type(value).__name__} "
+                        f"{reprlib.repr(value)}")
+    x = _double(value, arg)
+    if not abs(x) < _F32_OVERFLOW:  # NaN too
+        why = "is outside float32's range (|x| <= 3.4e38)" if math.isfinite(x) else "is not finite"
+        raise ValueError(f"{arg}: {x!r} {why}")
+    if 0.0 < abs(x) <= _F32_UNDERFLOW:
+        raise ValueError(f"{arg}: {x!r} rounds to 0 in float32 (the smallest nonzero is 1.4e-45)")
+    return x
+
+
+def _double(value: Any, arg: str) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an int (or Fraction) beyond any double, so beyond float32 too
+        raise ValueError(f"{arg}: {type(value).__name__} beyond float64's range is outside "
+                         "float32's range (|x| <= 3.4e38)") from None
+
+
 def _split_k(split_k: Any) -> int:
     """split_k as the int the library takes, or the error naming it."""
     # bool is an int to Python, but split_k=True is a slip, not one slice.
@@ -259,7 +317,8 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
             m × k and op(b) k × n. Any strides that a leading dimension describes (transposed
             views, column slices, Fortran order) are read in place.
         c: optional m × n array, read only when beta != 0 (BLAS rule: beta = 0 never reads c).
-        alpha, beta: scalars (computed as float32).
+        alpha, beta: real numbers (int, float, NumPy real scalars; computed as float32): finite
+            in float32 and, unless 0, not rounding to 0 there. Not str, bool or complex.
         trans_a, trans_b: multiply by the transpose of a / b.
         compute: "f32" (IEEE FP32, the default for float32 inputs), "f32_3xtf32", "tf32" or
             "bf16" (the only mode of float16/bfloat16 inputs, their default). tilekit never runs
@@ -280,11 +339,15 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
         ``out`` (or the new result array).
 
     Raises:
-        TypeError: a non-array or an unsupported dtype (the message names the argument).
-        ValueError: mismatched shapes, devices, a bad compute mode or kernel, a negative split_k.
+        TypeError: a non-array, an unsupported dtype, or an alpha/beta that is not a real number
+            (the message names the argument).
+        ValueError: mismatched shapes, devices, a bad compute mode or kernel, a negative split_k,
+            an alpha/beta outside float32's range or rounding to 0 in it.
         RuntimeError: a CUDA failure, with the CUDA error.
     """
     split_k = _split_k(split_k)
+    alpha = _scalar(alpha, "alpha")
+    beta = _scalar(beta, "beta")
     a = _adopt(a, "a")
     b = _adopt(b, "b")
     if c is not None:
@@ -292,7 +355,7 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
     if out is not None:
         out = _adopt(out, "out")
     handle, on_stream = _resolve_stream(a, (a, b, c, out), stream)
-    args = (a, b, c, out, float(alpha), float(beta), bool(trans_a), bool(trans_b), compute or "",
+    args = (a, b, c, out, alpha, beta, bool(trans_a), bool(trans_b), compute or "",
             kernel, bool(allow_vendor), split_k, handle)
     if on_stream is None:  # the common case, kept free of a context manager's cost
         return _gemm_on(*args)

@@ -92,13 +92,24 @@ std::string py_type_name(nb::handle h) {
   return nb::str(h.type().attr("__name__")).c_str();
 }
 
+// The TypeError for an object that neither DLPack nor the buffer protocol converts. One with a
+// dtype is an array of a dtype that neither carries (non-native byte order, structured, object):
+// its dtype, not its type, is what the caller must change.
+[[noreturn]] void not_an_array(nb::handle h, const char* arg, const char* what) {
+  // An nb::object, so that nb::str calls str() on it rather than taking it to be a str already.
+  const nb::object dtype = nb::getattr(h, "dtype", nb::none());
+  if (!dtype.is_none())
+    type_error(std::string(arg) + ": unsupported dtype " + nb::str(dtype).c_str() + " (" +
+               py_type_name(h) + "; tilekit reads native float32, float16, bfloat16)");
+  type_error(std::string(arg) + ": expected " + what + " (NumPy, PyTorch, CuPy or any object " +
+             "with __dlpack__), got " + py_type_name(h));
+}
+
 // Converts an argument without copying, or raises TypeError naming it. Writable arrays are
 // asked for separately so that a read-only one gets its own message.
 InArray input_array(nb::handle h, const char* arg) {
   InArray a;
-  if (!nb::try_cast(h, a, false))
-    type_error(std::string(arg) + ": expected an array (NumPy, PyTorch, CuPy or any object with "
-               "__dlpack__), got " + py_type_name(h));
+  if (!nb::try_cast(h, a, false)) not_an_array(h, arg, "an array");
   return a;
 }
 
@@ -107,8 +118,7 @@ OutArray output_array(nb::handle h, const char* arg) {
   if (nb::try_cast(h, a, false)) return a;
   InArray ro;
   if (nb::try_cast(h, ro, false)) value_error(std::string(arg) + ": the array is read-only");
-  type_error(std::string(arg) + ": expected a writable array (NumPy, PyTorch, CuPy or any object "
-             "with __dlpack__), got " + py_type_name(h));
+  not_an_array(h, arg, "a writable array");
 }
 
 template <typename A>

@@ -184,3 +184,124 @@ def test_query_bad_input(call, exc, words):
         call()
     for word in words:
         assert word in str(info.value), f"{word!r} not in {info.value}"
+
+
+# alpha and beta follow the CLI's --alpha/--beta rule: a real number that float32 holds.
+BAD_SCALARS = [
+    (1e39, ValueError, ["outside float32's range", "1e+39"]),
+    (-1e39, ValueError, ["outside float32's range", "-1e+39"]),
+    (1e300, ValueError, ["outside float32's range", "1e+300"]),
+    (3.4028236e38, ValueError, ["outside float32's range"]),  # just past float32's max
+    (10**400, ValueError, ["outside float32's range"]),  # beyond float64 too
+    (float("inf"), ValueError, ["finite", "inf"]),
+    (float("-inf"), ValueError, ["finite", "-inf"]),
+    (float("nan"), ValueError, ["finite", "nan"]),
+    (1e-50, ValueError, ["rounds to 0", "1e-50"]),
+    ("2", TypeError, ["real number", "str", "'2'"]),
+    ("nan", TypeError, ["real number", "str", "'nan'"]),
+    (b"1", TypeError, ["real number", "bytes", "b'1'"]),
+    (True, TypeError, ["real number", "bool"]),
+    (np.True_, TypeError, ["real number", "bool"]),
+    (1 + 2j, TypeError, ["real number", "complex"]),
+    (np.complex64(1), TypeError, ["real number", "complex64"]),
+    (None, TypeError, ["real number", "NoneType"]),
+]
+
+
+@pytest.mark.parametrize("arg", ["alpha", "beta"])
+@pytest.mark.parametrize("value,exc,words", BAD_SCALARS, ids=[repr(s[0])[:20] for s in BAD_SCALARS])
+def test_gemm_bad_scalar(arg, value, exc, words):
+    c, out = f32(4, 5), fresh_out()
+    with pytest.raises(exc) as info:
+        tilekit.gemm(f32(4, 3), f32(3, 5), c, out=out, **{arg: value})
+    message = str(info.value)
+    assert message.startswith(f"{arg}: "), message
+    for word in words:
+        assert word in message, f"{word!r} not in {message}"
+    assert (out == SENTINEL).all(), "out was written"
+    assert (c == 1.0).all(), "c was written"
+
+
+@pytest.mark.parametrize("value", [np.float32(2), np.int64(2), 2, np.float64(2), 2.0])
+def test_gemm_real_scalars_accepted(value):
+    c = f32(4, 5)
+    got = tilekit.gemm(f32(4, 3), f32(3, 5), c, alpha=value, beta=value)
+    assert np.array_equal(got, np.full((4, 5), 2.0 * 3 + 2.0, np.float32))
+
+
+def test_gemm_scalars_at_float32_limits():
+    """float32's max and its smallest subnormal are float32 values: accepted, as the CLI does."""
+    a, b = np.zeros((4, 3), np.float32), np.zeros((3, 5), np.float32)
+    assert (tilekit.gemm(a, b, alpha=float(np.finfo(np.float32).max)) == 0).all()
+    assert (tilekit.gemm(a, b, alpha=1e-45) == 0).all()
+    assert (tilekit.gemm(a, b, alpha=0.0) == 0).all()
+
+
+STRUCTURED = np.dtype([("x", "<f4"), ("y", "<f4")])
+
+# NumPy dtypes that DLPack cannot carry: the message names the dtype, not "expected an array".
+BAD_DTYPES = [
+    ("big-endian", np.dtype(">f4"), [">f4", "big-endian", "astype('<f4')"]),
+    ("big-endian float16", np.dtype(">f2"), [">f2", "big-endian", "astype('<f2')"]),
+    ("big-endian float64", np.dtype(">f8"), [">f8", "big-endian"]),
+    ("structured", STRUCTURED, ["structured dtype", "('x', '<f4')", "('y', '<f4')"]),
+    ("object", np.dtype(object), ["dtype object"]),
+    ("str", np.dtype("<U3"), ["dtype <U3"]),
+    ("datetime", np.dtype("M8[s]"), ["dtype datetime64[s]"]),
+]
+
+
+@pytest.mark.parametrize("name,dtype,words", BAD_DTYPES, ids=[d[0] for d in BAD_DTYPES])
+@pytest.mark.parametrize("arg", ["a", "b", "c", "out"])
+def test_gemm_dtype_named(name, dtype, words, arg):
+    args = {"a": f32(4, 3), "b": f32(3, 5), "c": f32(4, 5), "out": fresh_out()}
+    odd = np.zeros(args[arg].shape, dtype)
+    args[arg] = odd
+    with pytest.raises(TypeError) as info:
+        tilekit.gemm(args["a"], args["b"], args["c"], beta=1.0, out=args["out"])
+    message = str(info.value)
+    assert message.startswith(f"{arg}: "), message
+    assert "expected an array" not in message and "expected a writable array" not in message
+    for word in words:
+        assert word in message, f"{name}: {word!r} not in {message}"
+    if arg != "out":
+        assert (args["out"] == SENTINEL).all(), f"{name}: out was written"
+
+
+@pytest.mark.parametrize("dtype,word", [(np.int32, "int32"), (np.float64, "float64"),
+                                        (np.complex64, "complex64"), (np.bool_, "bool")])
+def test_gemm_dtype_dlpack_carries_is_named(dtype, word):
+    out = fresh_out()
+    with pytest.raises(TypeError) as info:
+        tilekit.gemm(f32(4, 3).astype(dtype), f32(3, 5), out=out)
+    assert "a:" in str(info.value) and word in str(info.value), str(info.value)
+    assert (out == SENTINEL).all()
+
+
+def test_transpose_and_dot_name_the_dtype():
+    with pytest.raises(TypeError, match=r"a: unsupported dtype >f4"):
+        tilekit.transpose(np.zeros((4, 5), ">f4"))
+    with pytest.raises(TypeError, match=r"out: unsupported structured dtype"):
+        tilekit.transpose(f32(4, 5), out=np.zeros((5, 4), STRUCTURED))
+    with pytest.raises(TypeError, match=r"y: unsupported dtype >f4"):
+        tilekit.dot(f32(3), np.zeros(3, ">f4"))
+    with pytest.raises(TypeError, match=r"a: unsupported dtype >f4"):
+        tilekit.matmul(np.zeros((4, 3), ">f4"), f32(3, 5))
+
+
+def call_module_gemm(a, b, out):
+    return tilekit._tilekit.gemm(a=a, b=b, c=None, out=out, alpha=1.0, beta=0.0, trans_a=False,
+                                 trans_b=False, compute="", kernel="auto", allow_vendor=False,
+                                 split_k=0, stream=0)
+
+
+def test_module_names_a_dtype_dlpack_cannot_carry():
+    """The compiled module names the dtype too, for arrays that reach it without the package."""
+    out = fresh_out()
+    with pytest.raises(TypeError, match=r"a: unsupported dtype >f4 \(ndarray;"):
+        call_module_gemm(np.zeros((4, 3), ">f4"), f32(3, 5), out)
+    with pytest.raises(TypeError, match=r"out: unsupported dtype \[\('x', '<f4'\)"):
+        call_module_gemm(f32(4, 3), f32(3, 5), np.zeros((4, 5), STRUCTURED))
+    with pytest.raises(TypeError, match=r"b: expected an array .* got list"):
+        call_module_gemm(f32(4, 3), [[1.0]], out)
+    assert (out == SENTINEL).all()
