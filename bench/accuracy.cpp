@@ -38,8 +38,8 @@ int compute_order(Compute c) {
 }
 
 void measure_accuracy(const float* c, const GemmReference& ref, int64_t k, AccuracyRow* row) {
-  // The verification check with safety 4 and nothing added for the inputs is exactly issue 12's
-  // bound 4·γ(k+2)·|A||B| (alpha = 1, beta = 0): its worst ratio is the bound ratio.
+  // The verification check with safety 4 and nothing added for the inputs is exactly the accuracy
+  // table's bound 4·γ(k+2)·|A||B| (alpha = 1, beta = 0): its worst ratio is the bound ratio.
   CheckOptions bound;
   bound.safety = 4.0;
   const GemmCheck check = check_gemm_result(c, ref.n, Layout::kRowMajor, ref, k, bound);

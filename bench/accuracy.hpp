@@ -1,5 +1,5 @@
 // accuracy.hpp — `tilekit accuracy`: how far each kernel's GEMM lies from the exact product of
-// its FP32 inputs, as k grows (issue 12's table: cuBLAS SGEMM, our FP32 kernels, 3xTF32, TF32
+// its FP32 inputs, as k grows (the accuracy table: cuBLAS SGEMM, our FP32 kernels, 3xTF32, TF32
 // and BF16 side by side).
 //
 // At every k, one pair of FP32 matrices A (m × k) and B (k × n), uniform in [-1, 1) from a fixed
@@ -10,7 +10,7 @@
 //   normwise error  max_ij |C − C_ref|ij / max_ij (|A|·|B|)ij
 //   bound ratio     max_ij |C − C_ref|ij / (4·γ(k+2)·(|A|·|B|)ij),
 //                   γ(n) = n·u/(1 − n·u), u = 2^-24
-// (issue 12's elementwise bound with alpha = 1, beta = 0: FP32 accuracy means a ratio ≤ 1).
+// (the accuracy table's elementwise bound, alpha = 1, beta = 0: FP32 accuracy means a ratio ≤ 1).
 #pragma once
 
 #include <atomic>

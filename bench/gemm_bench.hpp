@@ -81,7 +81,7 @@ Status record_error_row(const Status& s, BenchRow row, std::vector<BenchRow>* ro
 // The baseline a sweep of `types` is compared with, in the same run. CUDA: cuBLAS in the
 // mode's own arithmetic — gemm.cuda.cublas.bf16 / .f16 for 16-bit inputs, .f32_tf32 for tf32 —
 // and the pedantic SGEMM gemm.cuda.cublas.f32 for f32 and f32_3xtf32 (the FP32-accurate mode is
-// measured against FP32 SGEMM, issue 12) and for f32 inputs in bf16 mode. CPU: OpenBLAS SGEMM.
+// measured against FP32 SGEMM) and for f32 inputs in bf16 mode. CPU: OpenBLAS SGEMM.
 std::string baseline_kernel_id(Backend backend, const GemmTypes& types = GemmTypes{});
 
 // True when the baseline (of types `baseline`) joins a sweep of `sweep`: it reads the same

@@ -2,7 +2,7 @@
 #
 # resolve_bin PATH: prints the folder of executables PATH stands for. PATH is either such a
 # folder (build-gpu/bin) or a pack of one (bin/… in a .txz, .tar.xz, .tgz or .tar.gz, as
-# scripts/pack-gpu-bin.sh makes them to fit the device tool's carry limit), which is unpacked
+# scripts/pack-gpu-bin.sh makes them to copy to a GPU machine), which is unpacked
 # into a new temporary folder first. The executables find their bundled libraries beside them
 # ($ORIGIN in their run path), wherever they are unpacked.
 resolve_bin() {

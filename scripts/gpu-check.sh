@@ -41,7 +41,7 @@ step() {  # step NAME LOGFILE COMMAND...
 step "devices" devices.log "$BIN/tilekit" devices
 step "GPU tests" gpu-tests.log "$BIN/tilekit_gpu_tests" --gtest_brief=1 \
   --gtest_output="xml:$LOGS/gpu-tests.xml" ${GPU_TESTS_FILTER:+--gtest_filter="$GPU_TESTS_FILTER"}
-# A pack made to fit the carry limit may leave the CPU suite out (it runs on the machine that
+# A pack made to fit a copy-size limit may leave the CPU suite out (it runs on the machine that
 # built it); say so rather than fail.
 if [ -x "$BIN/tilekit_cpu_tests" ]; then
   step "CPU tests (on this machine)" cpu-tests.log "$BIN/tilekit_cpu_tests" --gtest_brief=1

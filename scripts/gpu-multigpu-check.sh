@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-multigpu-check.sh — the multi-GPU GEMM (issues 15, 16; docs/multigpu.md) on a machine of 2
+# gpu-multigpu-check.sh — the multi-GPU GEMM (docs/multigpu.md) on a machine of 2
 # or more GPUs, in one go:
 #   1. the topology: `nvidia-smi topo -m` (when present) and `tilekit devices`
 #   2. the multi-GPU tests over every visible GPU (bit-for-bit with one GPU's result of the same

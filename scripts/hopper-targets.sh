@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hopper-targets.sh — issue 12's Hopper tensor-core targets, measured in one go on the H200:
+# hopper-targets.sh — the Hopper tensor-core targets, measured in one go on the H200:
 # `tilekit bench gemm` per compute mode over the target sizes, each mode's kernels beside its
 # same-run baseline (cuBLAS BF16, cuBLAS TF32, and cuBLAS SGEMM for 3xTF32), then the four ops
 # and both layouts at 4096, the accuracy table, and one table of the best own kernel against its
@@ -38,7 +38,7 @@ echo "== accuracy" | tee "$LOGS/accuracy.log"
 python3 - "$LOGS" <<'PY' | tee "$LOGS/targets.md"
 import csv, os, sys
 logs = sys.argv[1]
-# Issue 12: the best own kernel over the mode's same-run baseline, at least this much.
+# The targets: the best own kernel over the mode's same-run baseline, at least this much.
 TARGETS = {"bf16": {"2048": 0.9, "4096": 1.0, "8192": 1.0, "4097": 4.0, "8193": 4.0},
            "tf32": {"4096": 1.0, "8192": 1.0, "4097": 3.0},
            "f32_3xtf32": {"4096": 2.0, "8192": 2.0, "4097": 2.2}}

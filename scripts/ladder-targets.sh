@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ladder-targets.sh — the FP32 SIMT GEMM targets of issue 11, measured in one go on a GPU machine:
+# ladder-targets.sh — the FP32 SIMT GEMM targets, measured in one go on a GPU machine:
 # `tilekit bench gemm` over the target shapes (squares, odd sizes, skinny and k-heavy shapes, the
 # four ops at 4096) with cuBLAS SGEMM, tilekit's own kernels of ladder steps 05-17 and `auto` in
 # the same run, then one table: for each shape the best own kernel against cuBLAS, and what `auto`
@@ -7,9 +7,9 @@
 #
 # Usage: scripts/ladder-targets.sh [BIN_DIR]   (default build/bin). CSVs and logs go to $OUT (or
 #        ./ladder-targets-logs); the table is printed last and written to targets.md there.
-#        MAX_TIME: seconds of samples per kernel and shape (default 0.5; 0.2 fits the run in the
-#        device tool's 10-minute call). OWN: the own kernels' globs (default: steps 05-17; a
-#        shorter list, with `auto` always beside it, fits a call with device time to spare).
+#        MAX_TIME: seconds of samples per kernel and shape (default 0.5; 0.2 fits the run in 10
+#        minutes). OWN: the own kernels' globs (default: steps 05-17; a
+#        shorter list, with `auto` always beside it, fits a shorter run).
 set -uo pipefail
 BIN=${1:-build/bin}
 LOGS=${OUT:-ladder-targets-logs}

@@ -16,11 +16,11 @@ diff.
 
 --anchored adds kernels to a table without retraining it: FRESH is a cache from
 `tilekit tune --kernels` over the new kernels and the anchors (`--winners` lists them) at the
-table's shapes, made in another session, whose clocks may differ by a few per cent. For each
+table's shapes, made in another run, whose clocks may differ by a few per cent. For each
 FRESH entry whose shape TABLE has, the candidates fully measured in both (same kernel and split)
 are its anchors; where there are none, those fully measured in TABLE and only screened in FRESH
 (a new kernel more than the screen's margin faster). FRESH's times are scaled by the median of
-TABLE's time over FRESH's for the anchors, so they join the entry in its own session's units.
+TABLE's time over FRESH's for the anchors, so they join the entry in its own run's units.
 They replace the candidates measured again (a screened time never replaces a fully measured
 one), the others stay, and the fastest fully measured candidate becomes the choice, as
 TuneCache::add_candidates does. A FRESH entry without an anchor leaves its TABLE entry as it

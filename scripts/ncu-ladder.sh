@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ncu-ladder.sh — issue 11's profiler evidence: Nsight Compute on tilekit's best FP32 SIMT kernel
+# ncu-ladder.sh — profiler evidence: Nsight Compute on tilekit's best FP32 SIMT kernel
 # and on cuBLAS SGEMM at the shapes where the ladder has not reached cuBLAS, one `tilekit gemm`
 # each, and a table of the columns docs/ladder.md compares ("Where the ceiling is"): duration,
 # FMA pipe busy, instructions, registers, occupancy, shared-memory bank conflicts, DRAM

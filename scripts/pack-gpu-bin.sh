@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pack-gpu-bin.sh — packs executables of a CUDA build, stripped, with the libraries bundled
-# beside them (OpenBLAS and its runtime), into one xz archive small enough for the device
-# tool's carry limit (64 MiB in all; docs/gpu.md). Each executable holds every CUDA kernel
+# beside them (OpenBLAS and its runtime), into one xz archive small enough for a 64 MiB limit
+# on what is copied to the GPU machine (docs/gpu.md). Each executable holds every CUDA kernel
 # (about 80 MB stripped, 12–15 MB with xz), so pack only what the run needs.
 #
 # Usage: scripts/pack-gpu-bin.sh BIN_DIR OUT.txz NAME [NAME...]
@@ -9,7 +9,7 @@
 #   OUT.txz  the pack to write; put it in a git-ignored folder of the checkout (build-gpu/)
 #   NAME     executables (or libtilekit_blas.so) from BIN_DIR: tilekit, tilekit_gpu_tests, …
 # The check scripts take the pack in place of a folder:
-#   run(command="scripts/gpu-check.sh build-gpu/check.txz", carry=["build-gpu/check.txz"], …)
+#   scripts/gpu-check.sh build-gpu/check.txz   (on the GPU machine, with the pack copied over)
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
@@ -44,6 +44,6 @@ mv "$tmp_out" "$out"
 bytes=$(stat -c %s "$out")
 echo "pack-gpu-bin: $out, $((bytes / 1048576)) MiB: $* and $(ls "$stage/bin" | grep -c '^lib') bundled libraries"
 if [ "$bytes" -gt $((64 * 1048576)) ]; then
-  echo "pack-gpu-bin: over the device tool's 64 MiB carry limit; pack fewer executables" >&2
+  echo "pack-gpu-bin: over 64 MiB, the limit on a pack for the GPU machine; pack fewer executables" >&2
   exit 1
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # quietest-core.sh — which CPU core of this machine runs a fixed loop fastest: on a shared host
-# (the device tool's H200 machine) some cores run single-threaded code up to twice as slowly as
+# (the H200 of docs/results.md) some cores run single-threaded code up to twice as slowly as
 # others, other work sharing their physical cores, and the autotuner's per-call selection cost is
 # such a figure. Prints each core's time for the loop (milliseconds, the best of three), then the
 # fastest core's number alone on the last line, for PIN_CORE (scripts/tune-h200.sh evaluate).

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tune-h200.sh — issue 13 on the H200 in two phases, each one call of the device tool:
+# tune-h200.sh — the autotuner on the H200 in two phases:
 #
 #   scripts/tune-h200.sh train [BIN_DIR]     `tilekit tune` over the TRAINING shapes (f32 and
 #        bf16, all four ops) into a fresh cache folder; the cache file is what
 #        src/core/tune_tables/nvidia-h200.json ships (copy it there and rebuild). About 55
-#        minutes in all: split it over calls with DTYPES (default "f32 bf16"), TRAIN_OPS
+#        minutes in all: split it over runs with DTYPES (default "f32 bf16"), TRAIN_OPS
 #        (default NN,NT,TN,TT), TRAIN_SIZES (shapes, or one set's name such as TRAIN_GRID;
 #        default: every set), COMPUTE (compute modes, e.g. "tf32,f32_3xtf32" with DTYPES=f32;
 #        default: the tuner's, f32 for f32 and bf16 for 16-bit inputs) and LIMIT (seconds before
@@ -17,7 +17,7 @@
 #        shapes (none of them in the training set) with an empty cache folder, so kernel "auto"
 #        decides from the shipped table: auto against the fastest own kernel, same run. COMPUTE
 #        (one mode, e.g. tf32 or f32_3xtf32 for DTYPE f32) evaluates that mode. OPS
-#        (default "NN NT TN TT") runs a subset, so the run fits the device tool's 10-minute calls.
+#        (default "NN NT TN TT") runs a subset, so each run fits in 10 minutes.
 #        PIN_CORE: a CPU core to run it on (taskset). The selection's cost per call is a host CPU
 #        figure, and the H200 machine's cores ran it up to 1.9x apart (other work shares them);
 #        PIN_CORE=$(scripts/quietest-core.sh) starts on the least slowed one (the other work
@@ -35,7 +35,7 @@ source "$(dirname "$0")/tune-shapes.sh"  # TRAIN*, EVAL_*
 case "$PHASE" in
   train)
     BIN=${1:-build/bin}
-    # CACHE_FROM: a cache folder of an earlier (partial) call to add to; the tuner merges.
+    # CACHE_FROM: a cache folder of an earlier (partial) run to add to; the tuner merges.
     export TILEKIT_CACHE_DIR="$LOGS/cache"
     rm -rf "$TILEKIT_CACHE_DIR" && mkdir -p "$TILEKIT_CACHE_DIR"
     [ -n "${CACHE_FROM:-}" ] && cp "$CACHE_FROM"/*.json "$TILEKIT_CACHE_DIR"/
@@ -45,7 +45,7 @@ case "$PHASE" in
       [[ $sizes =~ ^TRAIN[A-Z0-9_]*$ ]] && sizes=${!sizes}  # a set by name: TRAIN_SIZES=TRAIN_GRID
       echo "== tilekit tune --dtype $dtype${COMPUTE:+ --compute $COMPUTE} --ops $ops --sizes $sizes --budget 3000${KERNELS:+ --kernels $KERNELS}"
       # LIMIT: seconds before an interrupt (the tuner keeps every finished shape), so that a
-      # call ends inside the device tool's 10 minutes with its cache written.
+      # run ends inside 10 minutes with its cache written.
       log="$LOGS/tune-$dtype${COMPUTE:+-${COMPUTE//,/-}}.log"
       timeout -s INT "${LIMIT:-100000}" "$BIN/tilekit" tune --dtype "$dtype" --ops "$ops" \
         --sizes "$sizes" --budget 3000 ${KERNELS:+--kernels "$KERNELS"} \

@@ -264,7 +264,7 @@ TEST(GemmBench, OtherComputeModesAndTheAutoRow) {
 }
 
 // Each mode is compared with cuBLAS in that mode's arithmetic, except the FP32-accurate 3xTF32
-// (and f32 inputs in bf16 mode), which issue 12 measures against FP32 SGEMM. The CPU keeps
+// (and f32 inputs in bf16 mode), which are measured against FP32 SGEMM. The CPU keeps
 // OpenBLAS. Every CUDA id chosen is registered in a CUDA build.
 TEST(GemmBaseline, EachModeHasItsOwnYardstick) {
   const GemmTypes f32{}, bf16{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16},
@@ -326,7 +326,7 @@ TEST(GemmBench, UnmatchedGlobIsAnError) {
   EXPECT_EQ(run_gemm_bench(cfg, &rows).code(), StatusCode::kInvalidArgument);
 }
 
-// ---- hostile input (issue 9) ----
+// ---- hostile input ----
 
 TEST(Sizes, NumbersThatDoNotFitAreErrorsNeverClamped) {
   std::vector<GemmShape> s;

@@ -1,4 +1,4 @@
-// Memory spans of the problem types (issue 9): validate() refuses a problem whose operands span
+// Memory spans of the problem types: validate() refuses a problem whose operands span
 // more than a 64-bit size, naming the operand, and the span accessors never wrap.
 #include <gtest/gtest.h>
 

@@ -39,7 +39,7 @@ TEST(Registry, CudaBaselinesPresentExactlyWhenBuiltWithCuda) {
   const Registry& r = Registry::instance();
   EXPECT_EQ(r.find_gemm("gemm.cuda.cublas.f32") != nullptr, built_with_cuda());
   EXPECT_EQ(r.find_gemm("gemm.cuda.cublas_default.f32") != nullptr, built_with_cuda());
-  // The yardsticks of the tensor-core modes (issue 12): cuBLAS BF16, FP16 and TF32.
+  // The yardsticks of the tensor-core modes: cuBLAS BF16, FP16 and TF32.
   for (const char* id :
        {"gemm.cuda.cublas.bf16", "gemm.cuda.cublas.f16", "gemm.cuda.cublas.f32_tf32"})
     EXPECT_EQ(r.find_gemm(id) != nullptr, built_with_cuda()) << id;

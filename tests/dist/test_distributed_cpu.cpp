@@ -324,7 +324,7 @@ TEST(Schedule, RootBroadcastAndEveryRankSources) {
   EXPECT_EQ(every_host.transfer.size(), 2u);
 }
 
-// `bench gemm --gpus 4` (issue 16): the per-GPU figures of four GPUs ran into the TFLOP/s
+// `bench gemm --gpus 4` (a 4-GPU run): the per-GPU figures of four GPUs ran into the TFLOP/s
 // column. Every column stays right-aligned under its heading, with a space before it.
 TEST(DistBenchTable, FourGpusFiguresStayInTheirColumns) {
   std::vector<bench::DistBenchRow> rows(2);

@@ -6,7 +6,8 @@ Deterministic (values from arange), so re-running it reproduces the committed fi
     python3 tests/fuzz/make_npy_seeds.py tests/fuzz/corpus/npy
 
 Covers the dtypes the reader takes and some it refuses, both orders, 0-sized, 1-D, 2-D and 3-D
-shapes, and format versions 1.0, 2.0 and 3.0; plus hand-made files of the defects issue 9 found.
+shapes, and format versions 1.0, 2.0 and 3.0; plus hand-made files of the defects found
+by a reliability probe.
 """
 import io
 import os
@@ -48,7 +49,7 @@ def seeds():
     yield "refused_big_endian", npy_bytes(np.arange(4, dtype=">f4").reshape(2, 2))
     yield "refused_scalar", npy_bytes(np.float32(1.5))
     yield "refused_structured", npy_bytes(np.zeros((2,), dtype=[("a", "<f4"), ("b", "<f8")]))
-    # The reliability probe's findings (issue 9).
+    # The reliability probe's findings.
     f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }"
     yield "issue9_empty_shape_value", hand_made("{'descr': '<f4', 'fortran_order': False, 'shape': }")
     yield "issue9_huge_times_zero", hand_made(f4 % "(9223372036854775807, 0)")

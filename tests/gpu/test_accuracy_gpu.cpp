@@ -1,4 +1,4 @@
-// Issue 12's accuracy promise, on the GPU, for every registered CUDA kernel of a mode: against
+// The promise of docs/accuracy.md, on the GPU, for every registered CUDA kernel of a mode: against
 // the FP64 product of the FP32 inputs (bench/accuracy.hpp), at every k of the published table
 // (16 … 16384),
 //   f32_3xtf32: within 2× cuBLAS SGEMM's normwise error at every k, and within the elementwise

@@ -67,7 +67,7 @@ std::vector<GemmCase> cases() {
             c->ld_pad = 5;
             c->misalign = s == 129 ? 1 : 0;
           }
-  // The tensor-core modes (issue 12): small integers are exact in BF16 and TF32 too, so a bf16,
+  // The tensor-core modes: small integers are exact in BF16 and TF32 too, so a bf16,
   // tf32 or 3xtf32 kernel must match the reference bit for bit like an f32 one — on a shape of
   // whole 64/128/256 tiles with everything 16-byte aligned (the TMA path), and on odd sizes with
   // leading dimensions TMA cannot describe and operands off a 16-byte boundary, every op and

@@ -126,7 +126,7 @@ std::unique_ptr<DistributedContext> all_gpus(double timeout_s = 60, bool copy_en
 // scalar ones) and row panels (tiles that were interior become edge tiles) — writes the same
 // bits as one launch over the whole. This is what the distributed path relies on; with beta != 0
 // it caught the epilogue `alpha * acc + beta * c` being contracted into an FMA differently on
-// different code paths of one kernel (issue 15; alpha_acc_beta_c in ladder_common.cuh).
+// different code paths of one kernel (alpha_acc_beta_c in ladder_common.cuh).
 TEST(OneGpuPanels, EveryKernelGivesTheSameBitsOnPanelsAsOnTheWhole) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   const auto kernels = position_independent_kernels();

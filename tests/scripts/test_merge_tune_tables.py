@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scripts/merge-tune-tables.py on made-up tune caches (CPU test): plain merges, --anchored
-(kernels added to a table from another session's run) and --winners."""
+(kernels added to a table from another run) and --winners."""
 import json
 import os
 import subprocess
@@ -55,7 +55,7 @@ class MergeTuneTables(unittest.TestCase):
         self.assertEqual(len(got[256]["candidates"]), 1)
 
     def test_anchored_scales_the_fresh_times_by_the_anchors_and_keeps_the_rest(self):
-        # The fresh session ran 10% slower: its anchors took 1.1x the table's times.
+        # The fresh run ran 10% slower: its anchors took 1.1x the table's times.
         table = self.write("table.json", [
             entry(256, "a", [("a", 4, 1.0e-3, False), ("b", 0, 1.2e-3, False), ("c", 0, 2.0e-3, True)]),
             entry(512, "a", [("a", 0, 8.0e-3, False)]),

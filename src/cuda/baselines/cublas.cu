@@ -3,7 +3,7 @@
 //   gemm.cuda.cublas_default.f32  SGEMM, CUBLAS_DEFAULT_MATH: what an application gets by default
 //   gemm.cuda.cublas.bf16 / .f16  cublasGemmEx, 16-bit A and B, fp32 C, CUBLAS_COMPUTE_32F
 //   gemm.cuda.cublas.f32_tf32     cublasGemmEx, fp32 A, B and C, CUBLAS_COMPUTE_32F_FAST_TF32
-// (the tensor-core yardsticks for the Hopper family's modes, issue 12). cuBLAS's fp32 → TF32
+// (the tensor-core yardsticks for the Hopper family's modes). cuBLAS's fp32 → TF32
 // conversion is not always the round-to-nearest of tilekit's tf32 mode (H200: 1×1×1 off by 4e-4
 // relative; 30 of 961 elements at 31³ outside the nearest-rounding bound; at 256³ and 2048³ its
 // results match inputs rounded to nearest even, the rounding of TMA's TFLOAT32 loads), so the TF32 entry

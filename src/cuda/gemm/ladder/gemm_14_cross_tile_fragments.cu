@@ -13,7 +13,7 @@
 //           1154 stall cycles, step 13 1153 and 1285, cuBLAS's loop 1154 and 1161). Measured
 //           (H200, same run, against cuBLAS SGEMM): 4096 TN 51.2 TFLOP/s = 0.99× (step 13:
 //           0.91×), NN 46.1 = 0.90× (step 13 0.91×), NT 0.91×, TT 0.93×, 8192 NN 0.91×; in
-//           issue 11's table at 93651f1, 128×256×8 leads 1024–16384 NN (4096: 47.8, 0.94×). ncu at
+//           the targets table at 93651f1, 128×256×8 leads 1024–16384 NN (4096: 47.8, 0.94×). ncu at
 //           4096 (TN against NN): FMA pipe 80.0% against 73.1% busy, 0.9 K against 7.1 K
 //           barrier and 2.6 K against 17.7 K short-scoreboard stall samples. The register path
 //           of a K-major operand (A in NN, B in NT) keeps the warps apart at the barrier.

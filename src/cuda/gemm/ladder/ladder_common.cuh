@@ -20,7 +20,7 @@ __device__ __forceinline__ float op_element(const float* x, int ld, int r, int c
 // fma(alpha, acc, beta·c) or as fma(beta, c, alpha·acc), and it chooses per code path: the
 // interior and edge instantiations of step 05, or the float4 and scalar stores of steps 07–09,
 // gave different last bits for the same element, so a C element's value depended on where the
-// element lay in its launch (issue 15: a column panel of C, computed by the multi-GPU path, then
+// element lay in its launch (a column panel of C, computed by the multi-GPU path, then
 // differed from the whole launch). __fmul_rn is never contracted, so every path rounds alike.
 __device__ __forceinline__ float alpha_acc_beta_c(float alpha, float acc, float beta, float c) {
   return __fmaf_rn(alpha, acc, __fmul_rn(beta, c));
