@@ -36,7 +36,8 @@ refresh=0
 keep=0
 host_ca=0
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+# The leading comment block, to its end: a fixed line range drifts whenever the text changes.
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
 while (($#)); do
   case "$1" in
     --rev) rev="${2:?--rev needs a value}"; shift 2 ;;

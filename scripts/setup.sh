@@ -15,12 +15,18 @@
 # package's tools (nanobind, scikit-build-core, pytest: python/requirements-dev.txt, pinned) go
 # from PyPI into the project's own venv, .venv-dev, which CMake then uses for the bindings.
 # Nothing is downloaded at build time: CMake only finds what this script installed.
+#
+# The Debian packages come first, and a failure there stops the script: they are everything the
+# C++ build and its tests need. A pip install that fails (a proxy, a network that intercepts TLS,
+# no route to PyPI) only warns, naming the settings to look at, and the script goes on and exits
+# 0, so the build can start; without nanobind in .venv-dev, CMake leaves the Python module out
+# and says so.
 set -euo pipefail
 
 verbose="${TILEKIT_SETUP_VERBOSE:-0}"
 case "${1:-}" in
   -v|--verbose) verbose=1 ;;
-  -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   "") ;;
   *) echo "setup: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 esac
@@ -53,6 +59,39 @@ step() {
     } >&2
     exit 1
   fi
+}
+
+# pip_step DESCRIPTION NEEDED_BY COMMAND...: step for a pip command that downloads from PyPI. Its
+# failure does not stop the script: the Debian packages, all that the C++ build needs, are in by
+# then, and a network that keeps pip from PyPI should not keep the build from starting. It warns
+# instead, with the tail of pip's output (its last lines name the cause), the settings that
+# usually fix it and NEEDED_BY (what goes without), and returns 1 so the caller skips what
+# depended on it.
+pip_failures=0
+pip_step() {
+  local what="$1" needed_by="$2"; shift 2
+  local rc=0
+  if [ "$verbose" = 1 ]; then
+    echo "setup: $what: $*" >&2
+    "$@" >&2 || rc=$?
+  else
+    "$@" >"$work/step.log" 2>&1 || rc=$?
+  fi
+  [ "$rc" -ne 0 ] || return 0
+  pip_failures=$((pip_failures + 1))
+  {
+    echo "setup: warning: $what failed (exit $rc); going on without it"
+    if [ "$verbose" != 1 ]; then
+      echo "setup: the last lines of pip's output (scripts/setup.sh -v shows all of it):"
+      tail -n 5 "$work/step.log" | sed 's/^/  | /'
+    fi
+    echo "setup: pip needs to reach PyPI. Behind a proxy, set HTTPS_PROXY (or https_proxy);"
+    echo "  where the network intercepts TLS, point pip at its CA bundle: PIP_CERT=/path/to/ca.pem,"
+    echo "  or \`$1 -m pip config set global.cert /path/to/ca.pem\`, or REQUESTS_CA_BUNDLE;"
+    echo "  for a PyPI mirror, PIP_INDEX_URL. Then re-run scripts/setup.sh."
+    echo "setup: $needed_by"
+  } >&2
+  return 1
 }
 
 # ---- Debian packages -----------------------------------------------------------------------------
@@ -168,9 +207,11 @@ for py in "${pythons[@]}"; do
   fi
   echo "setup: $py (prefix $prefix) is not Debian's Python and lacks numpy or matplotlib: installing them into it with its pip"
   "$py" -m pip --version >/dev/null 2>&1 || step "bootstrapping pip in $py" "$py" -m ensurepip --upgrade
-  step "pip install numpy matplotlib into $py" \
-    "$py" -m pip install --quiet --disable-pip-version-check numpy matplotlib
-  step "importing numpy and matplotlib in $py" "$py" -c 'import numpy, matplotlib'
+  if pip_step "pip install numpy matplotlib into $py" \
+       "the C++ build does not need them; the CLI test (ctest -R '^cli\$') needs numpy in the Python CMake picks, the plots need matplotlib in python3 on PATH. Debian's /usr/bin/python3 has both: cmake -DPython3_EXECUTABLE=/usr/bin/python3 uses it." \
+       "$py" -m pip install --quiet --disable-pip-version-check numpy matplotlib; then
+    step "importing numpy and matplotlib in $py" "$py" -c 'import numpy, matplotlib'
+  fi
 done
 
 # ---- the Python package's tools: .venv-dev ------------------------------------------------------------
@@ -190,14 +231,29 @@ pins = re.findall(r"^([\w-]+)==([\w.]+)", open(sys.argv[1]).read(), re.M)
 sys.exit(0 if pins and all(version(n) == v for n, v in pins) else 1)
 PY
 }
+venv_ready=1
 if ! pins_met; then
   echo "setup: installing python/requirements-dev.txt (nanobind, scikit-build-core, pytest) into $venv"
   "$venv/bin/python" -c 'import sys' >/dev/null 2>&1 ||
     step "creating the venv $venv" "$cmake_py" -m venv --clear --system-site-packages "$venv"
-  step "pip install -r python/requirements-dev.txt into $venv" \
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
-  pins_met || die "$venv still lacks the versions python/requirements-dev.txt pins"
+  # pip downloads every pin before it installs any, so a failed download leaves the venv as it
+  # was: on a first run without nanobind, where CMake builds all but the Python module.
+  if pip_step "pip install -r python/requirements-dev.txt into $venv" \
+       "the C++ build and its tests do not need it: CMake leaves the Python module and its tests (python_tests) out and says so ('tilekit: Python module skipped'); re-configure after a successful re-run to bring them in." \
+       "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"; then
+    pins_met || die "$venv still lacks the versions python/requirements-dev.txt pins"
+  else
+    venv_ready=0
+  fi
 fi
-step "importing numpy in $venv (from $cmake_py)" "$venv/bin/python" -c 'import numpy'
+# Not after a failed pip install of numpy: the venv sees only its base Python's, and the warning
+# above already said what goes without it.
+if ((venv_ready && !pip_failures)); then
+  step "importing numpy in $venv (from $cmake_py)" "$venv/bin/python" -c 'import numpy'
+fi
 
-echo "setup: ok (Debian packages present; numpy and matplotlib in the Python at ${seen[*]}; nanobind, scikit-build-core and pytest in .venv-dev)"
+if ((pip_failures)); then
+  echo "setup: done, except $pip_failures pip install(s) from PyPI (warnings above): the Debian packages, all that the C++ build and its tests need, are in"
+else
+  echo "setup: ok (Debian packages present; numpy and matplotlib in the Python at ${seen[*]}; nanobind, scikit-build-core and pytest in .venv-dev)"
+fi
