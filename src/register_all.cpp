@@ -32,16 +32,7 @@
   FILE(gemm_16_stream_k)            /* persistent blocks, the last rounds' k-tiles shared */     \
   FILE(gemm_17_hybrid_stream_k)     /* whole rounds one block a tile, the rest stream-K */       \
   /* the Hopper family, sm_90a (docs/hopper.md) */                                              \
-  FILE(gemm_sm90_01_tma_wgmma)      /* TMA ring + wgmma, warp-specialised, tile per block */    \
-  FILE(gemm_sm90_02_persistent)     /* persistent blocks, grouped tile order */                 \
-  FILE(gemm_sm90_03_stream_k)       /* the last partial round's k-tiles shared by all blocks */  \
-  FILE(gemm_sm90_04_tf32)           /* FP32 inputs: tf32 and FP32-accurate 3xTF32 */            \
-  FILE(gemm_sm90_05_ping_pong)      /* each consumer a whole tile: one multiplies, one stores */ \
-  FILE(gemm_sm90_06_multicast)      /* 2-block clusters share B's k-tiles by TMA multicast */   \
-  FILE(gemm_sm90_07_tma_store)      /* C through shared-memory boxes and TMA stores */          \
-  FILE(gemm_sm90_08_ping_pong_tma_store) /* ping-pong on 64 x 256 tiles, TMA-store epilogue */ \
-  FILE(gemm_sm90_09_tf32_registers) /* tf32: A through registers, no MN-major pre-pass */      \
-  FILE(gemm_sm90_10_split_tiles)   /* few tiles: equal k-pieces, the sum shared out */         \
+  FILE(gemm_sm90)                   /* the instance table: sm90/instances.cuh */               \
   /* copies, the memory-bandwidth yardsticks */                                                 \
   FILE(copy_cuda)                   /* memory/copy.cu */                                        \
   /* the transpose ladder (docs/memory.md) */                                                   \

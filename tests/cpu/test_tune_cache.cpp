@@ -919,9 +919,10 @@ TEST(TileModel, CoResidentBlocksShareTheirSM) {
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 64 * 12, 64 * 11, 1024, d).busiest_sm_work, 64);
 }
 
-// Step 07's stream-K walk streams the last round only when it is at most half full, as its plan
-// does (gemm_sm90_07_tma_store.cu); step 03's streams every partial round. 128 × 256 tiles on 132
-// SMs: 4096² is 512 tiles (last round 116 of 132: persistent rounds), 4097² is 561 (33: streamed).
+// The stream-K half tail streams the last round only when it is at most half full, as its plan
+// does (StreamKHalfTailScheduler, sm90/schedule.hpp); the stream-K tail streams every partial
+// round. 128 × 256 tiles on 132 SMs: 4096² is 512 tiles (last round 116 of 132: persistent
+// rounds), 4097² is 561 (33: streamed).
 TEST(TileModel, StreamKHalfTailStreamsOnlyAShortLastRound) {
   TileDesc t;
   t.block_m = 128;

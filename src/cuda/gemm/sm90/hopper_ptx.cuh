@@ -48,7 +48,7 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
 }
 
 // The same box delivered to the shared memory of every block of the cluster in `cta_mask`, at
-// the same offset, each completing on its own mbarrier at `bar`'s offset (step 06: the two
+// the same offset, each completing on its own mbarrier at `bar`'s offset (clusters: the two
 // blocks of a cluster share B's k-tiles, each block loading one half for both).
 __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int inner,
                                                       int outer, uint64_t* bar, uint16_t cta_mask) {
@@ -57,7 +57,7 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
                                     coords, bar, cta_mask);
 }
 
-// ---- TMA stores (step 07) -----------------------------------------------------------------
+// ---- TMA stores -----------------------------------------------------------------------------
 
 // Makes this thread's ordinary shared-memory writes visible to the async proxy (TMA) before a
 // TMA store reads them; every writing thread fences, then the warp syncs, then one lane stores.
@@ -87,7 +87,7 @@ __device__ __forceinline__ void tma_store_wait_all() {
   ::cuda::ptx::cp_async_bulk_wait_group(::cuda::ptx::n32_t<0>{});
 }
 
-// ---- thread-block clusters (step 06) --------------------------------------------------------
+// ---- thread-block clusters --------------------------------------------------------------------
 
 __device__ __forceinline__ uint32_t cluster_rank() {
   return ::cuda::ptx::get_sreg_cluster_ctarank();

@@ -37,8 +37,9 @@ struct WgmmaView {
   float alpha = 1, beta = 0;
   float* c = nullptr;
   int64_t ldc = 0;
-  // The view computes Cᵀ: its C element (i, j) lies at c[j · ldc + i] (step 09, which swaps A
-  // and B so that an MN-major B becomes the operand it reads through registers).
+  // The view computes Cᵀ: its C element (i, j) lies at c[j · ldc + i] (an A-from-registers
+  // policy, which swaps A and B so that an MN-major B becomes the operand it reads through
+  // registers).
   bool c_transposed = false;
 };
 
@@ -55,7 +56,7 @@ bool tma_can_read(const TmaOperand& o);
 // 64 × 256 tile, and so pays less for each row's extra sector requests.
 struct OffLineReads {
   bool wide_tile = false;  // 128 × 256
-  bool clustered = false;  // B's k-tiles multicast over a cluster (step 06)
+  bool clustered = false;  // B's k-tiles multicast over a cluster
 };
 // True when `o`, whose elements enter `uses` products each (n for A, m for B), is to be
 // repacked: TMA cannot read it, or its rows are off 128-byte lines and it is used enough for
@@ -89,7 +90,7 @@ Status encode_tile_map(CUtensorMap* map, const TmaOperand& o, DType type, int bo
 // on 32-byte sectors, or used (`uses` products per element: n for A, m for B) too little for a
 // copy to pay.
 bool tf32_reads_in_place(const TmaOperand& o, bool mn_major, int64_t uses);
-// The same for an operand whose kernel takes it MN-major too (step 09's A, read into registers):
+// The same for an operand whose kernel takes it MN-major too (an A read into registers):
 // MN-major rows off lines are read in place only below the uses threshold.
 bool tf32_reads_in_place_either_major(const TmaOperand& o, bool mn_major, int64_t uses);
 
