@@ -205,56 +205,62 @@ Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& row
   return write_file_atomically(path, s.str());
 }
 
+nlohmann::json environment_json(const Environment& env) {
+  return {{"backend", env.backend},
+          {"device", env.device},
+          {"compute_capability", env.compute_capability},
+          {"sm_count", env.sm_count},
+          {"sm_clock_mhz", env.sm_clock_mhz},
+          {"memory_clock_mhz", env.memory_clock_mhz},
+          {"cuda_runtime", env.cuda_runtime},
+          {"cuda_driver", env.cuda_driver},
+          {"cublas", env.cublas},
+          {"openblas", env.openblas},
+          {"cpu_threads", env.cpu_threads},
+          {"timing", env.timing_method},
+          {"tilekit", env.tilekit_version},
+          {"timestamp_utc", env.timestamp_utc},
+          {"command", env.command_line}};
+}
+
+nlohmann::json row_json(const BenchRow& r) {
+  return {{"op", r.op},
+          {"kernel", r.kernel},
+          {"resolved", r.resolved},
+          {"size", r.size},
+          {"m", r.shape.m},
+          {"n", r.shape.n},
+          {"k", r.shape.k},
+          {"outcome", outcome_name(r.outcome)},
+          {"detail", r.detail},
+          {"median_ms", r.timing.median_s * 1e3},
+          {"min_ms", r.timing.min_s * 1e3},
+          {"max_ms", r.timing.max_s * 1e3},
+          {"q1_ms", r.timing.q1_s * 1e3},
+          {"q3_ms", r.timing.q3_s * 1e3},
+          {"samples", r.timing.samples},
+          {"noise", r.timing.noise},
+          {"converged", r.timing.converged},
+          {"noisy", r.noisy},
+          {"gflops", r.gflops},
+          {"bytes", r.bytes},
+          {"gbps", r.gbps},
+          {"baseline_ratio", r.baseline_ratio},
+          {"ceiling_ratio", r.ceiling_ratio},
+          {"max_rel_error", r.max_rel_error},
+          {"registers", r.registers},
+          {"smem_bytes", r.smem_bytes},
+          {"occupancy", r.occupancy},
+          {"limiter", r.limiter},
+          {"is_baseline", r.is_baseline}};
+}
+
 Status write_bench_json(const std::string& path, const std::vector<BenchRow>& rows,
                         const Environment& env) {
   nlohmann::json j;
-  j["environment"] = {{"backend", env.backend},
-                      {"device", env.device},
-                      {"compute_capability", env.compute_capability},
-                      {"sm_count", env.sm_count},
-                      {"sm_clock_mhz", env.sm_clock_mhz},
-                      {"memory_clock_mhz", env.memory_clock_mhz},
-                      {"cuda_runtime", env.cuda_runtime},
-                      {"cuda_driver", env.cuda_driver},
-                      {"cublas", env.cublas},
-                      {"openblas", env.openblas},
-                      {"cpu_threads", env.cpu_threads},
-                      {"timing", env.timing_method},
-                      {"tilekit", env.tilekit_version},
-                      {"timestamp_utc", env.timestamp_utc},
-                      {"command", env.command_line}};
+  j["environment"] = environment_json(env);
   j["rows"] = nlohmann::json::array();
-  for (const auto& r : rows) {
-    j["rows"].push_back({{"op", r.op},
-                         {"kernel", r.kernel},
-                         {"resolved", r.resolved},
-                         {"size", r.size},
-                         {"m", r.shape.m},
-                         {"n", r.shape.n},
-                         {"k", r.shape.k},
-                         {"outcome", outcome_name(r.outcome)},
-                         {"detail", r.detail},
-                         {"median_ms", r.timing.median_s * 1e3},
-                         {"min_ms", r.timing.min_s * 1e3},
-                         {"max_ms", r.timing.max_s * 1e3},
-                         {"q1_ms", r.timing.q1_s * 1e3},
-                         {"q3_ms", r.timing.q3_s * 1e3},
-                         {"samples", r.timing.samples},
-                         {"noise", r.timing.noise},
-                         {"converged", r.timing.converged},
-                         {"noisy", r.noisy},
-                         {"gflops", r.gflops},
-                         {"bytes", r.bytes},
-                         {"gbps", r.gbps},
-                         {"baseline_ratio", r.baseline_ratio},
-                         {"ceiling_ratio", r.ceiling_ratio},
-                         {"max_rel_error", r.max_rel_error},
-                         {"registers", r.registers},
-                         {"smem_bytes", r.smem_bytes},
-                         {"occupancy", r.occupancy},
-                         {"limiter", r.limiter},
-                         {"is_baseline", r.is_baseline}});
-  }
+  for (const auto& r : rows) j["rows"].push_back(row_json(r));
   // The command line and paths are the user's bytes: invalid UTF-8 is replaced, not thrown.
   return write_file_atomically(
       path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");

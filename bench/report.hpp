@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "gemm_bench.hpp"
 
 namespace tilekit::bench {
@@ -38,6 +40,9 @@ Status write_bench_csv(const std::string& path, const std::vector<BenchRow>& row
                        const Environment& env);
 Status write_bench_json(const std::string& path, const std::vector<BenchRow>& rows,
                         const Environment& env);
+// The objects write_bench_json writes, for records that hold more (bench/suite.hpp).
+nlohmann::json environment_json(const Environment& env);
+nlohmann::json row_json(const BenchRow& row);
 // A CSV field: as is, or quoted (quotes doubled) when it holds a comma, quote or newline.
 std::string csv_field(const std::string& s);
 // Writes text to path whole or not at all, only to a regular file or a new path

@@ -1073,6 +1073,178 @@ class HostileInput(unittest.TestCase):
         self.assertIn("tilekit: error:", r.stderr)
 
 
+
+class Suites(unittest.TestCase):
+    """`tilekit bench --suite` (bench/suites) and `tilekit results` (docs/benchmarking.md)."""
+
+    BEGIN = "<!-- tilekit results: smoke begin -->"
+    END = "<!-- tilekit results: smoke end -->"
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.record = os.path.join(cls.tmp.name, "smoke.json")
+        cls.bench = run("bench", "--suite", "smoke", "--backend", "cpu", "--out", cls.record)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def load_record(self):
+        self.assertEqual(self.bench.returncode, 0, self.bench.stdout + self.bench.stderr)
+        with open(self.record) as f:
+            return json.load(f)
+
+    def write(self, name, text):
+        with open(self.path(name), "w") as f:
+            f.write(text)
+        return self.path(name)
+
+    def read(self, name):
+        with open(self.path(name)) as f:
+            return f.read()
+
+    def test_smoke_suite_writes_one_record_with_every_part_s_rows(self):
+        rec = self.load_record()
+        self.assertEqual(rec["suite"], "smoke")
+        self.assertTrue(rec["complete"])
+        self.assertEqual(rec["errors"], [])
+        self.assertIn("bench --suite smoke --backend cpu --out", rec["command"])
+        self.assertTrue(rec["commit"])
+        self.assertEqual(rec["environment"]["backend"], "cpu")
+        self.assertEqual({r["op"] for r in rec["rows"]}, {"gemm", "transpose", "dot", "copy"})
+        gemm = [r for r in rec["rows"] if r["op"] == "gemm"]
+        self.assertEqual({r["ops"] for r in gemm}, {"NN", "TN"})
+        autos = [r for r in gemm if r["kernel"] == "auto"]
+        self.assertEqual(len(autos), 4)  # two shapes, two ops
+        self.assertTrue(all(r["resolved"].startswith("gemm.cpu.") for r in autos), autos)
+        self.assertTrue(all(r["outcome"] == "ok" for r in rec["rows"]), rec["rows"])
+        self.assertEqual(rec["parts"][0]["baseline"], "gemm.cpu.openblas.f32")
+        self.assertIn("wrote " + self.record + " (%d rows)" % len(rec["rows"]), self.bench.stdout)
+
+    def test_record_goes_to_results_by_default(self):
+        r = run("bench", "--suite", "smoke", "--backend", "cpu", cwd=self.dir.name)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        made = os.listdir(self.path("results"))
+        self.assertEqual(len(made), 1, made)
+        self.assertRegex(made[0], r"^smoke-[a-z0-9-]+\.json$")
+        self.assertIn("wrote results/" + made[0], r.stdout)
+
+    def test_results_markdown_prints_the_tables_with_command_and_commit(self):
+        rec = self.load_record()
+        r = run("results", self.record, "--markdown")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("### Suite `smoke`", r.stdout)
+        self.assertIn("**f32** · baseline `gemm.cpu.openblas.f32`", r.stdout)
+        self.assertIn("| ops | shape | baseline ms | auto ms | auto / base |", r.stdout)
+        self.assertRegex(r.stdout, r"\| NN \| 64 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+× \| `blocked")
+        self.assertIn("| TN | 96x80x72 |", r.stdout)
+        self.assertIn("**transpose** · baseline", r.stdout)
+        self.assertIn("Made by `tilekit bench --suite smoke --backend cpu --out", r.stdout)
+        self.assertIn("at commit `%s`, %s." % (rec["commit"], rec["date"]), r.stdout)
+
+    def test_results_without_markdown_prints_a_line_a_mode(self):
+        self.load_record()
+        r = run("results", self.record)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("smoke (%s): Made by" % self.record), lines)
+        self.assertEqual([l.split(":")[0].strip() for l in lines[1:]], ["f32", "transpose", "dot", "copy"])
+        self.assertIn("auto ≥ 1.0× the baseline at ", lines[1])
+
+    def test_update_replaces_between_the_markers_and_never_appends_twice(self):
+        self.load_record()
+        page = self.write("page.md", "# Results\n\nAbove.\n\n%s\nold table\n%s\n\nBelow.\n"
+                          % (self.BEGIN, self.END))
+        r = run("results", self.record, "--update", page)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("updated " + page + " (smoke)", r.stdout)
+        once = self.read("page.md")
+        self.assertNotIn("old table", once)
+        self.assertTrue(once.startswith("# Results\n\nAbove.\n\n" + self.BEGIN + "\n### Suite `smoke`"), once)
+        self.assertTrue(once.endswith(self.END + "\n\nBelow.\n"), once)
+        self.assertEqual(run("results", self.record, "--update", page).returncode, 0)
+        self.assertEqual(self.read("page.md"), once)
+        self.assertEqual(once.count(self.BEGIN), 1)
+
+    def test_update_adds_the_block_at_the_end_once(self):
+        self.load_record()
+        page = self.write("page.md", "# Results\n")
+        for _ in range(2):
+            r = run("results", self.record, "--update", page, "--markdown")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(r.stdout.startswith("### Suite `smoke`"), r.stdout)  # the markdown alone
+        text = self.read("page.md")
+        self.assertTrue(text.startswith("# Results\n\n" + self.BEGIN + "\n"), text)
+        self.assertEqual((text.count(self.BEGIN), text.count(self.END)), (1, 1))
+        self.assertTrue(text.endswith(self.END + "\n"))
+
+    def test_update_with_broken_markers_changes_nothing(self):
+        self.load_record()
+        page = self.write("page.md", "%s\nx\n" % self.BEGIN)
+        r = run("results", self.record, "--update", page)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(r.stderr, "tilekit: error: %s: '%s' has no end marker\n" % (page, self.BEGIN))
+        self.assertEqual(self.read("page.md"), "%s\nx\n" % self.BEGIN)
+
+    def test_unknown_suite_exits_2_naming_the_suites(self):
+        r = run("bench", "--suite", "no-such-suite", "--backend", "cpu")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("no suite 'no-such-suite' (suites: auto-vs-cublas, hopper-targets, "
+                      "ladder-targets, memory, smoke)", r.stderr)
+
+    def test_bad_suite_file_is_named_with_its_field(self):
+        bad = self.write("broken.json", '{"name": "broken", "parts": [{"op": "gemv", "shapes": [4]}]}')
+        r = run("bench", "--suite", bad, "--backend", "cpu", "--out", self.path("x.json"))
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(r.stderr, "tilekit: error: %s: parts[0].op: 'gemv' is not one of gemm, "
+                         "transpose, dot, copy\n" % bad)
+        self.assertFalse(os.path.exists(self.path("x.json")))
+
+    def test_gpu_suite_on_the_cpu_fails_before_anything_runs(self):
+        out = self.path("x.json")
+        start = time.monotonic()
+        r = run("bench", "--suite", "hopper-targets", "--backend", "cpu", "--out", out)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("hopper-targets.json: parts[0].kernels: 'gemm.cuda.sm90*' matches ", r.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_suite_options_before_a_subcommand_are_refused(self):
+        r = run("bench", "--suite", "smoke", "gemm", "--backend", "cpu", "--sizes", "8")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("excludes --suite", r.stderr)
+        r = run("bench")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("give a subcommand (gemm, copy, transpose, dot) or --suite NAME", r.stderr)
+
+    def test_ctrl_c_keeps_the_finished_rows_in_the_record(self):
+        suite = self.write("long.json", '{"name": "long", "parts": [{"op": "gemm", "shapes": ["64:4096:64"],'
+                           ' "kernels": ["gemm.cpu.openblas*"]}]}')
+        out = self.path("long-record.json")
+        p = subprocess.Popen([TILEKIT, "bench", "--suite", suite, "--backend", "cpu", "--out", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        progress = interrupt_after_first_row(p)
+        stdout, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 130, stdout + progress + err)
+        with open(out) as f:
+            rec = json.load(f)
+        self.assertFalse(rec["complete"])
+        self.assertGreaterEqual(len(rec["rows"]), 1)
+        self.assertLess(len(rec["rows"]), 64)
+        md = run("results", out, "--markdown")
+        self.assertIn("**Incomplete**", md.stdout)
+
 if __name__ == "__main__":
     TILEKIT = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=2)

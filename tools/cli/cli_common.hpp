@@ -101,5 +101,6 @@ void add_dot_command(CLI::App& app, int* exit_code);
 void add_report_command(CLI::App& app, int* exit_code);
 void add_tune_command(CLI::App& app, int* exit_code);
 void add_accuracy_command(CLI::App& app, int* exit_code);
+void add_results_command(CLI::App& app, int* exit_code);
 
 }  // namespace tilekit::cli

@@ -1,15 +1,24 @@
-// cmd_bench.cpp — `tilekit bench gemm`: kernels × sizes, verified, timed, in one table.
+// cmd_bench.cpp — `tilekit bench gemm`: kernels × sizes, verified, timed, in one table; and
+// `tilekit bench --suite NAME`: a suite of such runs (bench/suites) into one JSON record.
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 
 #include "cli_common.hpp"
+#include "core/output_file.hpp"
 #include "gemm_bench.hpp"
 #include "gemm_dist_bench.hpp"
 #include "memory_bench.hpp"
 #include "report_runner.hpp"
 #include "report.hpp"
+#include "suite.hpp"
+#include "suite_markdown.hpp"
 #include "sweep_session.hpp"
+
+#ifndef TILEKIT_INSTALL_DATADIR
+#define TILEKIT_INSTALL_DATADIR "share"
+#endif
 
 namespace tilekit::cli {
 namespace {
@@ -205,6 +214,139 @@ int run_bench_memory(bench::MemoryOp op, const BenchOptions& o) {
                         bench::memory_ceiling_id(cfg.ctx.backend), !o.no_flush, o.csv, o.json);
 }
 
+// ---- bench --suite ----------------------------------------------------------------------------
+
+struct SuiteOptions {
+  std::string suite, out;
+  bool markdown = false;
+  BackendOptions backend;
+};
+
+// Where suites are found: beside an installed tilekit (PREFIX/share/tilekit/suites, from
+// PREFIX/bin/tilekit), then in the source tree this binary was built from.
+std::vector<std::string> suite_dirs() {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    dirs.push_back((exe.parent_path().parent_path() / TILEKIT_INSTALL_DATADIR / "tilekit" / "suites")
+                       .string());
+  dirs.push_back(TILEKIT_SOURCE_DIR "/bench/suites");
+  return dirs;
+}
+
+// results/SUITE-DEVICE.json under the current folder, made if missing.
+Status default_record_path(const std::string& suite, const std::string& device, std::string* out) {
+  std::error_code ec;
+  std::filesystem::create_directory("results", ec);
+  if (ec) return io_error("--out: cannot make the folder results: " + ec.message());
+  *out = "results/" + suite + "-" + bench::device_slug(device) + ".json";
+  return Status::ok();
+}
+
+// One bench run's table, printed after the suite (the progress line owns stderr until then).
+struct SuiteTable {
+  std::string title, baseline, ceiling;
+  std::vector<bench::BenchRow> rows;
+};
+
+void print_suite_tables(const std::vector<SuiteTable>& tables, const bench::SuiteRun& run) {
+  for (const SuiteTable& t : tables) {
+    std::cout << "== " << t.title << "\n";
+    bench::print_bench_table(std::cout, t.rows, t.baseline, t.ceiling);
+    std::cout << "\n";
+  }
+  for (const Status& e : run.errors) std::cerr << "tilekit: error: " << e.message() << "\n";
+}
+
+// The exit code of a suite that ran: as `bench` for its rows, else the first failed part's.
+int suite_exit_code(const Status& ran, const bench::SuiteRun& run) {
+  if (ran.code() == StatusCode::kCancelled) return SweepSession::interrupted(run.rows.size());
+  if (!run.errors.empty()) return exit_code_for(run.errors.front());
+  if (!ran) return fail(ran);
+  for (const auto& r : run.rows)
+    if (r.row.outcome == bench::RowOutcome::kFail) return kExitVerify;
+  for (const auto& r : run.rows)
+    if (r.row.outcome == bench::RowOutcome::kError) return kExitRuntime;
+  return kExitOk;
+}
+
+int run_bench_suite(const SuiteOptions& o) {
+  std::string path;
+  Status s = bench::find_suite(o.suite, suite_dirs(), &path);
+  bench::Suite suite;
+  if (s) s = bench::load_suite_file(path, &suite);
+  bench::SuiteRunConfig cfg;
+  if (s) s = resolve_context(o.backend, &cfg.ctx);
+  if (s) s = bench::check_suite_kernels(suite, cfg.ctx.backend);
+  if (!s) return fail(s);
+  const bool gpu = cfg.ctx.backend == Backend::kCuda;
+  const bench::Environment env = bench::describe_environment(
+      cfg.ctx, command_line(), gpu ? "cuda-events, L2 flushed" : "steady_clock");
+  std::string out = o.out;
+  if (out.empty() && !(s = default_record_path(suite.name, env.device, &out))) return fail(s);
+  if (!(s = check_output_path(out, "--out"))) return fail(s);  // before the run, not after it
+  std::vector<SuiteTable> tables;
+  bench::SuiteRun run;
+  Status ran;
+  {
+    SweepSession session;
+    cfg.progress = session.progress();
+    cfg.cancel = session.cancel();
+    cfg.on_run = [&tables](const std::string& title, const std::vector<bench::BenchRow>& rows,
+                           const std::string& baseline, const std::string& ceiling) {
+      tables.push_back({title, baseline, ceiling, rows});
+    };
+    ran = bench::run_suite(suite, cfg, &run);
+    session.clear_progress();
+  }
+  print_suite_tables(tables, run);
+  const nlohmann::json record = bench::suite_record(suite, run, env);
+  // The command line and paths are the user's bytes: invalid UTF-8 is replaced, not thrown.
+  s = write_output_file(out, record.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                        "--out");
+  if (!s) return fail(s);
+  bench::SuiteRecord parsed;
+  if ((s = bench::parse_suite_record(record, out, &parsed)))
+    std::cout << (o.markdown ? bench::suite_markdown(parsed) + "\n" : bench::suite_summary(parsed));
+  std::cout << "wrote " << out << " (" << run.rows.size() << " rows)\n";
+  return suite_exit_code(ran, run);
+}
+
+// `tilekit bench` takes a subcommand, or --suite and what goes with it.
+void add_suite_options(CLI::App* bench, int* exit_code) {
+  auto o = std::make_shared<SuiteOptions>();
+  CLI::Option* suite = bench->add_option(
+      "--suite", o->suite,
+      "run a suite of bench/suites (its name, or a suite file's path) into one JSON record")
+      ->check(non_empty());
+  std::vector<CLI::Option*> suite_only = {
+      suite,
+      bench->add_option("--out", o->out, "--suite: the record (default results/SUITE-DEVICE.json)")
+          ->check(output_path()),
+      bench->add_flag("--markdown", o->markdown,
+                      "--suite: print the record's tables as markdown (`tilekit results`)")};
+  for (size_t i = 1; i < suite_only.size(); ++i) suite_only[i]->needs(suite);
+  add_backend_options(bench, &o->backend);
+  for (const char* name : {"--backend", "--device", "--threads"})
+    suite_only.push_back(bench->get_option(name));
+  // Options before a subcommand would be the suite's, not the subcommand's: refuse them.
+  for (CLI::App* sub : bench->get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* opt : suite_only) sub->excludes(opt);
+  bench->callback([exit_code, o, bench] {
+    if (!bench->get_subcommands().empty()) return;  // a subcommand ran
+    if (!o->suite.empty()) {
+      *exit_code = run_bench_suite(*o);
+      return;
+    }
+    const std::vector<std::string> names = bench::suite_names(suite_dirs());
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    *exit_code = fail(invalid_argument("bench: give a subcommand (gemm, copy, transpose, dot) or "
+                                       "--suite NAME (suites: " + (list.empty() ? "none found" : list) + ")"));
+  });
+}
+
 }  // namespace
 
 // `tilekit report` runs under the same progress line and Ctrl-C handling as `bench`.
@@ -228,7 +370,7 @@ int run_report_with_session(const bench::ReportConfig& config) {
 
 void add_bench_command(CLI::App& app, int* exit_code) {
   CLI::App* bench = app.add_subcommand("bench", "Benchmark kernels beside the vendor baselines");
-  bench->require_subcommand(1);
+  bench->require_subcommand(0, 1);
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = bench->add_subcommand("gemm", "Benchmark GEMM kernels over a set of sizes");
   cmd->add_option("--sizes", o->sizes,
@@ -346,6 +488,7 @@ void add_bench_command(CLI::App& app, int* exit_code) {
     add_backend_options(sub, &m->backend);
     sub->callback([exit_code, m, op = op] { *exit_code = run_bench_memory(op, *m); });
   }
+  add_suite_options(bench, exit_code);
 }
 
 }  // namespace tilekit::cli

@@ -31,6 +31,7 @@ int run(int argc, char** argv) {
   add_report_command(app, &exit_code);
   add_tune_command(app, &exit_code);
   add_accuracy_command(app, &exit_code);
+  add_results_command(app, &exit_code);
   if (argc > 1 && argv[1][0] != '-') {
     // CLI11 would say "A subcommand is required", which hides the typo.
     const CLI::App& commands = app;
