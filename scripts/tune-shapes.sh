@@ -1,5 +1,5 @@
-# tune-shapes.sh — the autotuner's shape sets, sourced (not run) by scripts/tune-h200.sh and
-# scripts/auto-vs-cublas.sh. Training sets feed the shipped table; the evaluation sets are
+# tune-shapes.sh — the autotuner's shape sets, sourced (not run) by scripts/tune-h200.sh (the
+# evaluation sets are also bench/suites/auto-vs-cublas.json's shapes). Training sets feed the shipped table; the evaluation sets are
 # shapes none of the training sets holds, so a measurement there tests what the table carries.
 # shellcheck disable=SC2034  # the sourcing scripts read these
 # Training: squares at every half power of two from 256 to 8192 (the selector scales the
