@@ -1,5 +1,6 @@
 # Installs this build into a scratch prefix, configures and builds examples/downstream against
-# it with find_package(tilekit), and runs both executables (shared and static library).
+# it with find_package(tilekit), runs both executables (shared and static library), and has the
+# installed CLI draw a plot with its installed scripts.
 # Usage: cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -P run_downstream_example.cmake
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(run)
@@ -15,3 +16,14 @@ run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/downstream" -B "${WORK_DIR}/buil
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/build" -j 2)
 run("${WORK_DIR}/build/tilekit_example")
 run("${WORK_DIR}/build/tilekit_example_static")
+# The installed CLI draws plots with the scripts installed beside it, not the source tree's.
+execute_process(COMMAND "${WORK_DIR}/prefix/bin/tilekit" occupancy --arch sm_90 --threads 256
+                        --regs 64 --sweep --plot "${WORK_DIR}/occupancy.png"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS "${WORK_DIR}/occupancy.png")
+  message(FATAL_ERROR "the installed tilekit could not plot (${rc}):\n${out}\n${err}")
+endif()
+string(FIND "${err}" "from ${WORK_DIR}/prefix/share/tilekit/scripts" installed_scripts)
+if(installed_scripts EQUAL -1)
+  message(FATAL_ERROR "the installed tilekit did not plot with its installed scripts:\n${err}")
+endif()

@@ -10,11 +10,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <thread>
 
 #include <unistd.h>
+
+#ifndef TILEKIT_INSTALL_DATADIR
+#define TILEKIT_INSTALL_DATADIR "share"
+#endif
 
 namespace tilekit::cli {
 namespace {
@@ -239,6 +244,26 @@ Status read_npy_input(const std::string& path, bool vector, NpyMatrix* out) {
     std::cerr << "tilekit: note: " << path << " holds " << out->source_dtype
               << "; converted to float32\n";
   return Status::ok();
+}
+
+std::vector<std::string> data_dirs(const std::string& name, const std::string& source_subdir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / TILEKIT_INSTALL_DATADIR / "tilekit" / name;
+    if (fs::is_directory(installed, ec)) dirs.push_back(installed.string());
+  }
+  const fs::path source = fs::path(TILEKIT_SOURCE_DIR) / source_subdir;
+  if (fs::is_directory(source, ec)) dirs.push_back(source.string());
+  return dirs;
+}
+
+std::string scripts_dir() {
+  if (const char* env = std::getenv("TILEKIT_SCRIPTS"); env && *env) return env;
+  const std::vector<std::string> dirs = data_dirs("scripts", "scripts");
+  return dirs.empty() ? std::string(TILEKIT_SOURCE_DIR "/scripts") : dirs.front();
 }
 
 std::string shell_quote(const std::string& text) {

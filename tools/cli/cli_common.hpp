@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tilekit/npy.hpp"
 #include "tilekit/tilekit.hpp"
@@ -79,6 +80,13 @@ Status write_npy_result(const std::string& path, const float* data, int64_t rows
 // Reads a .npy matrix (or, with `vector`, a vector) named by an option. A file of another
 // dtype than float32 is converted, and one line on stderr says so: the GEMM runs on float32.
 Status read_npy_input(const std::string& path, bool vector, NpyMatrix* out);
+
+// Where a data folder of tilekit's (`suites`, `scripts`) is: beside an installed tilekit first
+// (PREFIX/share/tilekit/NAME, found from PREFIX/bin/tilekit), then in the source tree this binary
+// was built from (`source_subdir` there). Folders that do not exist are left out.
+std::vector<std::string> data_dirs(const std::string& name, const std::string& source_subdir);
+// The plot scripts' folder: $TILEKIT_SCRIPTS when set, else the first of data_dirs("scripts").
+std::string scripts_dir();
 
 // `text` as one word for /bin/sh: in single quotes, each ' written as '\'' — so that a path
 // holding quotes or `;` reaches a plot script as a path, never as shell code.

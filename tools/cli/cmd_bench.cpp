@@ -16,10 +16,6 @@
 #include "suite_markdown.hpp"
 #include "sweep_session.hpp"
 
-#ifndef TILEKIT_INSTALL_DATADIR
-#define TILEKIT_INSTALL_DATADIR "share"
-#endif
-
 namespace tilekit::cli {
 namespace {
 
@@ -222,18 +218,8 @@ struct SuiteOptions {
   BackendOptions backend;
 };
 
-// Where suites are found: beside an installed tilekit (PREFIX/share/tilekit/suites, from
-// PREFIX/bin/tilekit), then in the source tree this binary was built from.
-std::vector<std::string> suite_dirs() {
-  std::vector<std::string> dirs;
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    dirs.push_back((exe.parent_path().parent_path() / TILEKIT_INSTALL_DATADIR / "tilekit" / "suites")
-                       .string());
-  dirs.push_back(TILEKIT_SOURCE_DIR "/bench/suites");
-  return dirs;
-}
+// Where suites are found: beside an installed tilekit, then in the source tree (data_dirs).
+std::vector<std::string> suite_dirs() { return data_dirs("suites", "bench/suites"); }
 
 // results/SUITE-DEVICE.json under the current folder, made if missing.
 Status default_record_path(const std::string& suite, const std::string& device, std::string* out) {

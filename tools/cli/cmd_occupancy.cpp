@@ -128,9 +128,7 @@ nlohmann::json to_json(const ArchProperties& a, const OccupancyQuery& q, const O
 Status plot_sweep(const std::string& csv_text, const std::string& png, const std::string& title) {
   const std::string csv = png + ".csv";
   TILEKIT_RETURN_IF_ERROR(write_output_file(csv, csv_text, "the sweep for plotting,"));
-  const char* env = std::getenv("TILEKIT_SCRIPTS");
-  const std::string scripts = env ? env : TILEKIT_SOURCE_DIR "/scripts";
-  const std::string cmd = "python3 " + shell_quote(scripts + "/plot_occupancy.py") + " " +
+  const std::string cmd = "python3 " + shell_quote(scripts_dir() + "/plot_occupancy.py") + " " +
                           shell_quote(csv) + " " + shell_quote(png) + " " + shell_quote(title);
   const int rc = std::system(cmd.c_str());
   std::remove(csv.c_str());
@@ -194,7 +192,7 @@ int run_occupancy(const OccupancyOptions& o) {
     const std::string title = arch.name + ", " + std::to_string(q.regs) + " regs/thread, " +
                               std::to_string(q.smem + q.dyn_smem) + " B smem/block";
     if (!(s = plot_sweep(csv.str(), o.plot, title))) return fail(s);
-    std::cerr << "wrote " << o.plot << "\n";
+    std::cerr << "wrote " << o.plot << " (plot_occupancy.py from " << scripts_dir() << ")\n";
   }
   return kExitOk;
 }

@@ -54,8 +54,7 @@ int run_report_cmd(const ReportOptions& o) {
   cfg.timing.max_time_s = o.quick ? 0.05 : 0.5;
   cfg.timing.warmup = 1;
   cfg.command_line = command_line();
-  const char* env = std::getenv("TILEKIT_SCRIPTS");
-  cfg.scripts_dir = env ? env : TILEKIT_SOURCE_DIR "/scripts";
+  cfg.scripts_dir = scripts_dir();
   cfg.draw_plots = draw_report_plots;
   return run_report_with_session(cfg);
 }
