@@ -45,5 +45,9 @@ Status read_npy_vector(const std::string& path, NpyMatrix* out);
 std::string npy_bytes_f32(const float* row_major, int64_t rows, int64_t cols);
 Status write_npy_matrix(const std::string& path, const float* row_major, int64_t rows,
                         int64_t cols);
+// The rows × cols float32 matrix at `data`, lines `ld` floats apart, straight from that buffer (no
+// copy of it): C order (lines are rows), or with `fortran_order` Fortran order (lines are columns).
+Status write_npy_strided(const std::string& path, const float* data, int64_t rows, int64_t cols,
+                         int64_t ld, bool fortran_order);
 
 }  // namespace tilekit

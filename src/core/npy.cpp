@@ -526,9 +526,10 @@ Status read_file(const std::string& path, bool vector, std::string* bytes) {
   return Status::ok();
 }
 
-// Magic, version 1.0, header length and the padded header dict of a C-order float32 matrix.
-std::string npy_header_f32(int64_t rows, int64_t cols) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
+// Magic, version 1.0, header length and the padded header dict of a float32 matrix.
+std::string npy_header_f32(int64_t rows, int64_t cols, bool fortran_order = false) {
+  std::string header = std::string("{'descr': '<f4', 'fortran_order': ") +
+                       (fortran_order ? "True" : "False") + ", 'shape': (" +
                        std::to_string(rows) + ", " + std::to_string(cols) + "), }";
   // Pad with spaces so magic + version + length + header + '\n' is a multiple of 64 bytes.
   const size_t unpadded = 10 + header.size() + 1;
@@ -574,16 +575,28 @@ std::string npy_bytes_f32(const float* row_major, int64_t rows, int64_t cols) {
 
 Status write_npy_matrix(const std::string& path, const float* row_major, int64_t rows,
                         int64_t cols) {
+  return write_npy_strided(path, row_major, rows, cols, cols, false);
+}
+
+Status write_npy_strided(const std::string& path, const float* data, int64_t rows, int64_t cols,
+                         int64_t ld, bool fortran_order) {
   size_t data_bytes = 0;
   TILEKIT_RETURN_IF_ERROR(checked_matrix_bytes(rows, cols, sizeof(float), one_line(path), &data_bytes));
-  if (data_bytes > 0 && row_major == nullptr)
+  if (data_bytes > 0 && data == nullptr)
     return invalid_argument(one_line(path) + ": the matrix to write is null");
+  const int64_t lines = fortran_order ? cols : rows;  // stored rows (C) or columns (Fortran)
+  const int64_t line_length = fortran_order ? rows : cols;
+  if (data_bytes > 0 && ld < line_length)
+    return invalid_argument(one_line(path) + ": ld = " + std::to_string(ld) + " is below the " +
+                            std::to_string(line_length) + " elements of a stored line");
   return without_exceptions(path, [&]() -> Status {
     OutputFile file;
     TILEKIT_RETURN_IF_ERROR(file.open(path));
-    const std::string header = npy_header_f32(rows, cols);
+    const std::string header = npy_header_f32(rows, cols, fortran_order);
     TILEKIT_RETURN_IF_ERROR(file.write(header.data(), header.size()));
-    if (data_bytes > 0) TILEKIT_RETURN_IF_ERROR(file.write(row_major, data_bytes));
+    for (int64_t line = 0; data_bytes > 0 && line < lines; ++line)
+      TILEKIT_RETURN_IF_ERROR(
+          file.write(data + line * ld, sizeof(float) * static_cast<size_t>(line_length)));
     return file.commit();
   });
 }

@@ -50,16 +50,23 @@ def interrupt_after_first_row(p):
     return "".join(seen)
 
 
-class Cli(unittest.TestCase):
+class TempDirTest(unittest.TestCase):
+    """A fresh folder per test, removed afterwards; path(name) is a file in it."""
+
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
-        self.rng = np.random.default_rng(int(time.time()))
 
     def tearDown(self):
         self.dir.cleanup()
 
     def path(self, name):
         return os.path.join(self.dir.name, name)
+
+
+class Cli(TempDirTest):
+    def setUp(self):
+        super().setUp()
+        self.rng = np.random.default_rng(int(time.time()))
 
     def save(self, name, array):
         np.save(self.path(name), array)
@@ -933,17 +940,8 @@ class Cli(unittest.TestCase):
         self.assertEqual(np.load(self.path("big.npy")).shape, (2000, 4000))
 
 
-class HostileInput(unittest.TestCase):
+class HostileInput(TempDirTest):
     """Outputs that are not regular files, inputs without end, overflow, and the messages."""
-
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.dir.name, name)
 
     def inputs(self):
         a, b = self.path("a.npy"), self.path("b.npy")
@@ -1074,7 +1072,7 @@ class HostileInput(unittest.TestCase):
 
 
 
-class Suites(unittest.TestCase):
+class Suites(TempDirTest):
     """`tilekit bench --suite` (bench/suites) and `tilekit results` (docs/benchmarking.md)."""
 
     BEGIN = "<!-- tilekit results: smoke begin -->"
@@ -1089,15 +1087,6 @@ class Suites(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
-
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.dir.name, name)
 
     def load_record(self):
         self.assertEqual(self.bench.returncode, 0, self.bench.stdout + self.bench.stderr)

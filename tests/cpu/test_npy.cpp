@@ -85,6 +85,25 @@ TEST(Npy, WriteThenReadRoundTripsExactly) {
   std::remove(path.c_str());
 }
 
+// Lines `ld` apart, in C or Fortran order: the file holds the matrix, not the padding.
+TEST(Npy, StridedWritesSkipThePaddingInEitherOrder) {
+  // 2 x 3 row-major with ld 4 (9 = padding); as Fortran order, the same buffer is 3 columns of 2
+  // rows, each 4 apart.
+  const std::vector<float> buffer = {1, 2, 3, 9, 4, 5, 6, 9};
+  const std::string path = ::testing::TempDir() + "tilekit_strided.npy";
+  NpyMatrix m;
+  ASSERT_TRUE(write_npy_strided(path, buffer.data(), 2, 3, 4, false).is_ok());
+  ASSERT_TRUE(read_npy_matrix(path, &m).is_ok());
+  EXPECT_EQ(m.data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  ASSERT_TRUE(write_npy_strided(path, buffer.data(), 3, 2, 4, true).is_ok());
+  ASSERT_TRUE(read_npy_matrix(path, &m).is_ok());
+  EXPECT_TRUE(m.source_fortran_order);
+  EXPECT_EQ(m.data, (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(write_npy_strided(path, buffer.data(), 2, 3, 2, false).code(),
+            StatusCode::kInvalidArgument);  // ld below a line
+  std::remove(path.c_str());
+}
+
 TEST(Npy, WrittenHeaderIsAlignedTo64Bytes) {
   const float v = 1;
   const std::string bytes = npy_bytes_f32(&v, 1, 1);

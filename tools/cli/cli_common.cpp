@@ -204,38 +204,10 @@ CLI::Validator output_path() {
       "FILE");
 }
 
-namespace {
-
-// The .npy v1 preamble and header for a float32 array, padded so the data starts at a multiple
-// of 64 bytes (NumPy's format specification).
-std::string npy_f32_header(int64_t rows, int64_t cols, bool fortran_order) {
-  std::string dict = std::string("{'descr': '<f4', 'fortran_order': ") +
-                     (fortran_order ? "True" : "False") + ", 'shape': (" + std::to_string(rows) +
-                     ", " + std::to_string(cols) + "), }";
-  const size_t preamble = 10;  // magic (6), version (2), header length (2)
-  dict.append((64 - (preamble + dict.size() + 1) % 64) % 64, ' ');
-  dict.push_back('\n');
-  std::string out("\x93NUMPY\x01\x00", 8);
-  out.push_back(static_cast<char>(dict.size() & 0xff));
-  out.push_back(static_cast<char>((dict.size() >> 8) & 0xff));
-  return out + dict;
-}
-
-}  // namespace
-
 Status write_npy_result(const std::string& path, const float* data, int64_t rows, int64_t cols,
                         int64_t ld, Layout layout) {
-  const bool fortran_order = layout == Layout::kColMajor;
-  const int64_t lines = fortran_order ? cols : rows;  // stored rows (C) or columns (Fortran)
-  const int64_t line_length = fortran_order ? rows : cols;
-  OutputFile file;
-  TILEKIT_RETURN_IF_ERROR(file.open(path, "--out"));
-  const std::string header = npy_f32_header(rows, cols, fortran_order);
-  TILEKIT_RETURN_IF_ERROR(file.write(header.data(), header.size()));
-  for (int64_t line = 0; line_length > 0 && line < lines; ++line)
-    TILEKIT_RETURN_IF_ERROR(
-        file.write(data + line * ld, sizeof(float) * static_cast<size_t>(line_length)));
-  return file.commit();
+  const Status s = write_npy_strided(path, data, rows, cols, ld, layout == Layout::kColMajor);
+  return s ? s : Status(s.code(), "--out " + s.message());
 }
 
 Status read_npy_input(const std::string& path, bool vector, NpyMatrix* out) {

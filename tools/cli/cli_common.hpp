@@ -72,8 +72,8 @@ int max_cpu_threads();
 
 // Writes the rows × cols float32 matrix at host pointer `data` (leading dimension ld, stored in
 // `layout`) to a .npy file straight from that buffer — C order for row-major, Fortran order for
-// column-major — so that writing a result never needs a second copy of it. Through an
-// OutputFile (core/output_file.hpp): only to a regular file or a new path, whole or not at all.
+// column-major — so that writing a result never needs a second copy of it (write_npy_strided:
+// only to a regular file or a new path, whole or not at all). Errors name --out.
 Status write_npy_result(const std::string& path, const float* data, int64_t rows, int64_t cols,
                         int64_t ld, Layout layout);
 
