@@ -22,8 +22,11 @@ template <typename P, typename Schedule>
 GemmKernel make_wgmma_entry(const char* name, int step, int auto_rank) {
   // Here, on the host side, is_stream_k (a host function) can be asked; every entry is checked.
   constexpr bool kStreamK = is_stream_k(Schedule::kTileSchedule);
-  static_assert(Schedule::kClusterM == 1 || (!Schedule::kPingPong && P::kParts == 1 && !kStreamK),
-                "clusters share B's k-tiles of whole tiles, one part, both consumers");
+  static_assert(Schedule::kClusterM == 1 ||
+                    (!Schedule::kPingPong && P::kParts == 1 &&
+                     Schedule::kTileSchedule == TileSchedule::kPersistent),
+                "clusters share B's k-tiles of whole tiles walked persistently, one part, both "
+                "consumers");
   static_assert(!Schedule::kPingPong || !kStreamK, "ping-pong consumers take whole tiles");
   static_assert(Schedule::kTileSchedule != TileSchedule::kSplitTiles ||
                     (!Schedule::kPingPong && Schedule::kClusterM == 1),

@@ -98,14 +98,12 @@ enum class Epilogue { kRegisters, kTmaStore };
 template <typename Scheduler, Consumers kConsumersN, Epilogue kEpilogueN, int kClusterMN, int kGroupRowsN,
           typename Unit>
 struct KernelSchedule {
-  using TileScheduler = Scheduler;
   static constexpr TileSchedule kTileSchedule = Scheduler::kTileSchedule;
   static constexpr bool kPingPong = kConsumersN == Consumers::kPingPong;
   static constexpr Epilogue kEpilogue = kEpilogueN;
   static constexpr int kClusterM = kClusterMN;
   static constexpr int kGroupRows = kGroupRowsN;
-  static_assert(kClusterM == 1 || kTileSchedule == TileSchedule::kPersistent,
-                "clusters walk whole tiles persistently");
+  // With clusters, `slots` are clusters and the scheduler persistent (make_wgmma_entry's rules).
   static WgmmaPlan plan(int slots, int units, int k_tiles) {
     WgmmaPlan p = Scheduler::plan(slots, units, k_tiles);
     p.blocks *= kClusterM;
