@@ -122,7 +122,7 @@ debs=(
   # libclang-rt-dev pulls libclang-rt-14-dev, libomp-dev pulls libomp-14-dev); with
   # --no-install-recommends clang alone would not bring the runtimes.
   clang libclang-rt-dev libomp-dev
-  # scripts/pack-gpu-bin.sh (and its test): strip and xz
+  # scripts/maintainer/pack-gpu-bin.sh (and its test): strip and xz
   binutils xz-utils
 )
 missing=()

@@ -19,20 +19,9 @@
   FILE(gemm_03_smem_tiled_any)      /* ... for any size */                                     \
   FILE(gemm_04_smem_dynamic)        /* tile side from the occupancy API */                     \
   FILE(gemm_05_register_blocked)    /* register blocking, 64x64 tile */                        \
-  FILE(gemm_06_vectorized)          /* float4 global loads, k-major shared tiles */            \
-  FILE(gemm_07_warp_tiled)          /* block → warp → thread tiles, conflict-free fragments */ \
-  FILE(gemm_08_cp_async_pipeline)   /* multi-stage cp.async ring, one barrier per k-tile */     \
-  FILE(gemm_09_swizzle_raster)      /* XOR-swizzled shared tiles, grouped tile order */         \
-  FILE(gemm_10_split_k)             /* k slices + deterministic reduction for few tiles */      \
-  FILE(gemm_11_skinny)              /* m <= 8: float4 rows of B streamed, k sliced */         \
-  FILE(gemm_12_branch_free_loads)   /* step 08 with predicated, branch-free operand loads */  \
-  FILE(gemm_13_straight_loop)       /* the main loop one basic block: fixed operand paths */ \
-  FILE(gemm_14_cross_tile_fragments) /* the next k-tile's first fragments before the barrier */ \
-  FILE(gemm_15_packed_operands)     /* operands copied as whole-chunk k rows: one kernel */     \
-  FILE(gemm_16_stream_k)            /* persistent blocks, the last rounds' k-tiles shared */     \
-  FILE(gemm_17_hybrid_stream_k)     /* whole rounds one block a tile, the rest stream-K */       \
-  /* the Hopper family, sm_90a (docs/hopper.md) */                                              \
-  FILE(gemm_sm90)                   /* the instance table: sm90/instances.cuh */               \
+  /* the production families, one instance table each */                                     \
+  FILE(gemm_simt)                   /* SIMT FP32: simt/instances.cuh */                        \
+  FILE(gemm_sm90)                   /* Hopper wgmma/TMA: sm90/instances.cuh */                 \
   /* copies, the memory-bandwidth yardsticks */                                                 \
   FILE(copy_cuda)                   /* memory/copy.cu */                                        \
   /* the transpose ladder (docs/memory.md) */                                                   \

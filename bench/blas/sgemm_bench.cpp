@@ -3,7 +3,7 @@
 //
 // It is linked against OpenBLAS; run it plainly for OpenBLAS, or with LD_PRELOAD set to
 // libtilekit_blas.so or libnvblas.so to time those on the same program
-// (scripts/gpu-blas-check.sh). Each size: `--warmup` untimed calls, then `--reps` timed ones
+// (scripts/maintainer/gpu-blas-check.sh). Each size: `--warmup` untimed calls, then `--reps` timed ones
 // (wall clock around the call: sgemm_ returns with C final); the median is reported. C is
 // restored before each call, and the last result is checked at `--samples` random entries
 // against a double-precision dot product, within the FP32 accumulation bound.

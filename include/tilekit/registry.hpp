@@ -91,7 +91,10 @@ enum class KernelRole {
 };
 
 struct KernelInfo {
-  std::string id;            // "gemm.cuda.05_register_blocked.f32.64x64x16_t4x4"
+  std::string id;            // "gemm.cuda.simt.f32.128x256x8_w2x4_t8x16_s2.packed.split_k"
+  // Former ids that still resolve to this kernel (find, match, --kernel, tune tables): the ids
+  // of the GEMM families before they were named by their parts, kept for one release.
+  std::vector<std::string> aliases;
   std::string op;            // "gemm"
   Backend backend = Backend::kCpu;
   std::string dtype;         // the id's type segment: "f32", "f32_tf32", "bf16", "f64acc"
@@ -178,16 +181,23 @@ class KernelList {
     kernels_.push_back(std::move(kernel));
   }
   const std::vector<K>& all() const { return kernels_; }
+  // The kernel with this id, or else the one with this former id (KernelInfo::aliases).
   const K* find(const std::string& id) const {
     for (const auto& k : kernels_)
       if (k.info.id == id) return &k;
+    for (const auto& k : kernels_)
+      if (std::find(k.info.aliases.begin(), k.info.aliases.end(), id) != k.info.aliases.end())
+        return &k;
     return nullptr;
   }
-  // Kernels whose id matches the shell-style glob (`*`, `?`, `[...]`).
+  // Kernels whose id, or a former id, matches the shell-style glob (`*`, `?`, `[...]`).
   std::vector<const K*> match(const std::string& glob) const {
     std::vector<const K*> out;
     for (const auto& k : kernels_)
-      if (glob_match(glob, k.info.id)) out.push_back(&k);
+      if (glob_match(glob, k.info.id) ||
+          std::any_of(k.info.aliases.begin(), k.info.aliases.end(),
+                      [&](const std::string& a) { return glob_match(glob, a); }))
+        out.push_back(&k);
     return out;
   }
 

@@ -1,5 +1,5 @@
 // gemm_call_time.cpp — what one tilekit::gemm call costs from C++, the yardstick for the Python
-// binding's overhead (scripts/python_overhead.py runs both and prints the difference).
+// binding's overhead (scripts/maintainer/python_overhead.py runs both and prints the difference).
 //
 //   tilekit_gemm_call_time [N] [CALLS]     N×N×N float32 GEMM, row-major, kernel auto
 //

@@ -145,7 +145,7 @@ def _copy(x: Any) -> Any:
 # checks (grad, conj, layout, stream), which cost microseconds per tensor. tilekit has made the
 # checks that matter (_adopt refuses tensors that require grad; only real dtypes get through;
 # streams are ordered in _resolve_stream). False: hand nanobind the tensors, which then calls
-# __dlpack__() itself (scripts/python_overhead.py times both).
+# __dlpack__() itself (scripts/maintainer/python_overhead.py times both).
 _FAST_TORCH_EXPORT = True
 
 
@@ -329,7 +329,7 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
             float32 array of a's library and device.
         allow_vendor: let "auto" choose cuBLAS / OpenBLAS too.
         split_k: how many k-slices a kernel that takes a run-time k split (such as
-            ``gemm.cuda.10_split_k``) cuts k into; 0 (default): the kernel, or the tune cache
+            ``gemm.cuda.simt.*.split_k``) cuts k into; 0 (default): the kernel, or the tune cache
             entry that "auto" chose, decides. Other kernels ignore it. The result stays within
             the same error bound whatever the value.
         stream: CUDA stream to run on (int handle, torch.cuda.Stream, cupy.cuda.Stream);

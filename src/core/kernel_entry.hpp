@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tilekit/registry.hpp"
 
@@ -23,6 +24,7 @@ struct EntrySpec {
   InputRounding input_rounding = InputRounding::kNearest;  // GEMM: vendor kernels may differ
   std::string dtype;         // other ops: the id's type segment ("f32", "f64acc"); default f32
   std::string suffix;        // the policy's segment ("64x64x16_t4x4"), "" for none
+  std::vector<std::string> aliases;  // former ids that still resolve (KernelInfo::aliases)
   TileDesc tiling;           // structured tile (the policy's)
   std::string tile;          // human text; empty = tiling.describe()
   std::string requirements;  // what can_implement demands, in words
@@ -52,6 +54,7 @@ Kernel<P> make_entry(const EntrySpec& s) {
   i.id = i.op + "." + backend_name(s.backend) + "." + s.name + "." + i.dtype +
          (s.suffix.empty() ? "" : "." + s.suffix);
   i.family = s.family;
+  i.aliases = s.aliases;
   i.step = s.step;
   i.tiling = s.tiling;
   i.tile = s.tile.empty() ? s.tiling.describe() : s.tile;

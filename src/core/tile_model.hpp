@@ -6,8 +6,8 @@
 // SMs idle), so the 64×64 kernel that lost at 2048² wins at 1500². The model below counts the
 // k-iterations of the busiest SM for each TileSchedule (blocks resident together on it counted
 // as sharing it), and carries a measured time from S to Q by the ratio of those counts
-// (tune_select.cpp). It also holds step 10's default k-split, so that
-// the kernel and the model compute the same count.
+// (tune_select.cpp). It also holds the SIMT split-K kernels' default k-split
+// (cuda/gemm/simt/schedule_split_k.cuh), so that the kernel and the model compute the same count.
 #pragma once
 
 #include <algorithm>
@@ -19,14 +19,14 @@
 
 namespace tilekit {
 
-// Step 10's k-slices, asked for or not: at least one, never more than kMaxKSlices (the
+// Split-K's k-slices, asked for or not: at least one, never more than kMaxKSlices (the
 // reduction's cost) or than there are k-tiles (no empty slice).
 constexpr int64_t kMaxKSlices = 64;
 inline int64_t clamp_k_slices(int64_t count, int64_t k_tiles) {
   return std::max<int64_t>(1, std::min<int64_t>({count, kMaxKSlices, k_tiles}));
 }
 
-// Step 10's k-slices when the problem names none: as many as fill the blocks resident at once
+// Split-K's k-slices when the problem names none: as many as fill the blocks resident at once
 // (none when the tiles already do), no slice shorter than kSplitKMinSliceK k, clamped as above.
 constexpr int64_t kSplitKMinSliceK = 64;
 inline int64_t default_k_slices_of(int64_t tiles, int64_t k, int64_t k_tiles,
@@ -121,7 +121,7 @@ struct TileSizes {
 // The time of `blocks` blocks resident together on one SM, in units of one block's alone: they
 // share its issue slots and pipes, so x of them take x^0.75 times as long, not once (their SM
 // does x^0.25 times the work of one, its latencies better hidden). The exponent was fitted on the
-// H200's tuned f32 entries (scripts/tune-replay.py, leave-one-out, docs/tuning.md): with 0.75
+// H200's tuned f32 entries (scripts/maintainer/tune-replay.py, leave-one-out, docs/tuning.md): with 0.75
 // the choice was within 1.05× of the fastest at 239 of 256, with rounds of free co-resident
 // blocks (exponent 0) at 191, with fully shared SMs (exponent 1) at 215.
 inline double co_resident_time(int64_t blocks) {
@@ -177,7 +177,7 @@ inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevic
 // wait for one another (a share that starts inside a tile adds its partial sums only after the
 // earlier piece is done), taken as half of a tile's k-iterations, and each piece's fix-up (the
 // partial tile written, read back and added) as 4. Fitted, as co_resident_time was, on the H200
-// table's bf16 entries, whose step-07 stream-K walk ran 1.5–2.4× its persistent walk's time where
+// table's bf16 entries, whose sm90 stream_k_half walk ran 1.5–2.4× its persistent walk's time where
 // the even share promised 0.3–0.7× (9 to 64 tiles of 6 to 16 k-iterations, 384³–1024³), and
 // 0.7–1.17× where it promised 0.02–0.12× (1 to 16 tiles of 128–257): leave-one-out within
 // 1.05× of the entry's fastest at 199 of 256 entries (170 before), above 1.3× at 1 (8).
@@ -185,12 +185,13 @@ inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevic
 constexpr double kStreamKWaitPerKTile = 0.5;
 constexpr double kStreamKFixUpPerPiece = 4;
 
-// What sm90 step 10's sum costs a block, in k-iterations of one tile: its partial tile written,
-// and a 1/pieces share of the tile read from each of the pieces — one tile's worth, as one
-// stream-K fix-up (kStreamKFixUpPerPiece), whatever the number of pieces. Not fitted yet.
+// What the sm90 split-tiles sum (sum_share) costs a block, in k-iterations of one tile: its
+// partial tile written, and a 1/pieces share of the tile read from each of the pieces — one
+// tile's worth, as one stream-K fix-up (kStreamKFixUpPerPiece), whatever the number of pieces.
+// Not fitted yet.
 constexpr double kSplitTilesSum = 2 * kStreamKFixUpPerPiece;
 
-// ⌈n / d⌉ for n ≥ 0 and a d ≥ 1 that is nearly always a power of two (step 10's k-slices: the
+// ⌈n / d⌉ for n ≥ 0 and a d ≥ 1 that is nearly always a power of two (split-K's k-slices: the
 // splits asked for and tuned are), which shifts: the model runs for each split of each split-K
 // kernel in every search, and the divider does one division at a time.
 inline int64_t ceil_by_small(int64_t n, int64_t d) {
@@ -232,7 +233,7 @@ inline TileModelCost tile_model_cost(const TileModelKernel& km, int split_k, int
                           kStreamKFixUpPerPiece * pieces;
       break;
     }
-    case TileSchedule::kSplitTiles:  // sm90 step 10: equal pieces summed in shares, or persistent
+    case TileSchedule::kSplitTiles:  // sm90 split_tiles: equal pieces summed in shares, or persistent
       if (const int pieces = split_tile_pieces(static_cast<int>(km.sms.value()), tiles,
                                                static_cast<int>(k_tiles));
           pieces > 1) {

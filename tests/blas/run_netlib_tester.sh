@@ -16,7 +16,7 @@
 #
 # TESTER_DIR holds xblat3s, xscblat3, sblat3.in, sin3 and the reference libblas.so.3 (with its
 # CBLAS): /usr/lib/x86_64-linux-gnu/blas on Debian, or a folder made by
-# scripts/pack-blas-gpu-tools.sh. Exit 0 pass, 1 fail, 2 bad usage or a missing tester.
+# scripts/maintainer/pack-blas-gpu-tools.sh. Exit 0 pass, 1 fail, 2 bad usage or a missing tester.
 set -uo pipefail
 
 fail() { echo "netlib-tester: FAIL: $*"; return 1; }

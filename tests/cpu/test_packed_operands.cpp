@@ -1,4 +1,4 @@
-// Ladder steps 15 and 16's packing plan (src/cuda/gemm/ladder/packed_operands.cuh): which
+// Ladder steps 15 and 16's packing plan (src/cuda/gemm/simt/packed_operands.cuh): which
 // operands are copied into whole-chunk k rows and how much workspace that takes. Host code of the
 // CUDA build, so these tests exist where the CUDA backend is built (CI builds it, without a GPU).
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #if TILEKIT_WITH_CUDA
 #include <cstdint>
 
-#include "cuda/gemm/ladder/packed_operands.cuh"
+#include "cuda/gemm/simt/packed_operands.cuh"
 
 namespace tilekit::cuda {
 namespace {

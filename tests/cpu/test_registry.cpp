@@ -1,6 +1,8 @@
 // The registry: ids, globs, and the promises every registered kernel makes.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <regex>
 #include <set>
 
 #include "tilekit/registry.hpp"
@@ -106,7 +108,7 @@ TEST(Registry, EveryComputeModeHasACpuReference) {
 
 TEST(Registry, TileDescriptionsAreStructured) {
   for (const auto& k : Registry::instance().gemm_kernels()) {
-    if (k.info.family != "ladder" && k.info.family != "cpu") continue;
+    if (k.info.family != "ladder" && k.info.family != "simt" && k.info.family != "cpu") continue;
     EXPECT_TRUE(k.info.tiling.block_m > 0 || k.info.tiling.chosen_at_run_time) << k.info.id;
   }
 }
@@ -131,11 +133,48 @@ TEST(Registry, RunsSplitAsAskedUpToTheKernelsMaximum) {
 TEST(Registry, SplitKStepsDeclareTheirMaximumSplit) {
   for (const auto& k : Registry::instance().gemm_kernels()) {
     const std::string& id = k.info.id;
-    const bool split_k_step = id.find("10_split_k") != std::string::npos ||
-                              id.find("13_straight_loop") != std::string::npos ||
-                              id.find("14_cross_tile") != std::string::npos ||
-                              id.find("15_packed") != std::string::npos;
-    if (split_k_step) EXPECT_EQ(k.info.tiling.max_split_k, 64) << id;
+    const bool split_k = k.info.family == "simt" && id.find(".split_k") != std::string::npos;
+    if (split_k) EXPECT_EQ(k.info.tiling.max_split_k, 64) << id;
+  }
+}
+
+// A former id resolves to its kernel through find and glob matching; a real id wins over an alias.
+TEST(Registry, FormerIdsResolveToTheirKernels) {
+  KernelList<GemmKernel> list;
+  GemmKernel a;
+  a.info.id = "gemm.cuda.simt.f32.64x64x16_t8x4.registers.rows";
+  a.info.aliases = {"gemm.cuda.06_vectorized.f32.64x64x16_t8x4"};
+  list.add(a);
+  GemmKernel b;
+  b.info.id = "gemm.cuda.06_vectorized.f32.other";
+  list.add(b);
+  ASSERT_NE(list.find("gemm.cuda.06_vectorized.f32.64x64x16_t8x4"), nullptr);
+  EXPECT_EQ(list.find("gemm.cuda.06_vectorized.f32.64x64x16_t8x4")->info.id, a.info.id);
+  EXPECT_EQ(list.find("gemm.cuda.06_vectorized.f32.other")->info.id, b.info.id);
+  EXPECT_EQ(list.match("gemm.cuda.06_*").size(), 2u);
+  EXPECT_EQ(list.match("gemm.cuda.simt.*").size(), 1u);
+  EXPECT_EQ(list.find("gemm.cuda.06_vectorized"), nullptr);
+}
+
+// Ids and former ids are one namespace: none names two kernels. The production families' ids say
+// what a kernel is, never a ladder step (the teaching ladder's gemm.cuda.0N_ ids keep theirs).
+TEST(Registry, IdsAndFormerIdsAreUniqueAndProductionIdsCarryNoStep) {
+  std::map<std::string, std::string> seen;  // id or alias -> the kernel it names
+  const std::regex step(R"(\.(sm90_)?[0-9][0-9]_)");  // ".08_cp_async", ".sm90_07_tma_store"
+  for (const auto& k : Registry::instance().gemm_kernels()) {
+    for (const std::string& name : [&] {
+           std::vector<std::string> v = k.info.aliases;
+           v.push_back(k.info.id);
+           return v;
+         }()) {
+      const auto [it, fresh] = seen.emplace(name, k.info.id);
+      EXPECT_TRUE(fresh) << name << " names " << it->second << " and " << k.info.id;
+    }
+    if (k.info.family == "simt" || k.info.family == "sm90") {
+      EXPECT_FALSE(std::regex_search(k.info.id, step)) << k.info.id;
+      EXPECT_EQ(k.info.id.rfind("gemm.cuda." + k.info.family + ".", 0), 0u) << k.info.id;
+      EXPECT_LE(k.info.aliases.size(), 1u) << k.info.id;
+    }
   }
 }
 

@@ -317,7 +317,7 @@ TEST(CudaGemm, OperandsPast32BitOffsetsRunInPieces) {
     p.b = db.get();
     p.c = dc.get();
     for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
-      if (kernel.info.family != "ladder" || kernel.info.types != p.types) continue;
+      if ((kernel.info.family != "ladder" && kernel.info.family != "simt") || kernel.info.types != p.types) continue;
       const Status can = kernel.can_implement(p, nullptr);
       const int step = kernel.info.step;
       const bool pipelined = step == 8 || step == 9 || step == 12;
@@ -406,11 +406,11 @@ int expect_bit_identical_runs(const std::string& id_part, DType type, int64_t m,
 
 TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
-  EXPECT_GT(expect_bit_identical_runs("10_split_k", DType::kF32, 64, 200, 8191), 0)
+  EXPECT_GT(expect_bit_identical_runs(".cp_async.split_k", DType::kF32, 64, 200, 8191), 0)
       << "no split-K kernel registered";
   // Steps 13 and 14 on their own loops (both operands in whole 16-byte chunks) and on their
   // fallback; step 15 copies A (K-major here) and reads B in place in both.
-  for (const char* step : {"13_straight_loop", "14_cross_tile", "15_packed"}) {
+  for (const char* step : {".straight.split_k", ".cross_tile.split_k", ".packed.split_k"}) {
     EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8192), 0) << step;
     EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8191), 0) << step;
   }
@@ -421,8 +421,8 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
 // block holds a piece of some tile), and more tiles than blocks with a short k.
 TEST(CudaGemm, LadderStreamKIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
-  EXPECT_GT(expect_bit_identical_runs("16_stream_k", DType::kF32, 300, 500, 8191), 0);
-  EXPECT_GT(expect_bit_identical_runs("16_stream_k", DType::kF32, 2100, 2100, 256), 0);
+  EXPECT_GT(expect_bit_identical_runs(".packed.stream_k", DType::kF32, 300, 500, 8191), 0);
+  EXPECT_GT(expect_bit_identical_runs(".packed.stream_k", DType::kF32, 2100, 2100, 256), 0);
 }
 
 // Runs every CUDA kernel whose id contains `id_part` at each m × n × k (beta −0.5, fresh random
@@ -456,10 +456,10 @@ int expect_correct_at(const std::string& id_part,
 // last full round. Correct against the reference, and the same bits every run.
 TEST(CudaGemm, LadderHybridStreamKIsCorrectAndBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
-  EXPECT_GT(expect_correct_at("17_hybrid", {{2048, 3840, 520}, {4097, 4097, 520}}), 0)
+  EXPECT_GT(expect_correct_at(".packed.hybrid_stream_k", {{2048, 3840, 520}, {4097, 4097, 520}}), 0)
       << "no step-17 kernel registered";
-  EXPECT_GT(expect_bit_identical_runs("17_hybrid", DType::kF32, 2048, 3840, 520), 0);
-  EXPECT_GT(expect_bit_identical_runs("17_hybrid", DType::kF32, 4097, 4097, 520), 0);
+  EXPECT_GT(expect_bit_identical_runs(".packed.hybrid_stream_k", DType::kF32, 2048, 3840, 520), 0);
+  EXPECT_GT(expect_bit_identical_runs(".packed.hybrid_stream_k", DType::kF32, 4097, 4097, 520), 0);
 }
 
 // Context::sm_limit shrinks the slots steps 16 and 17 plan for, so small problems take every path
@@ -472,8 +472,8 @@ TEST(CudaGemm, LadderStreamKIsCorrectUnderAnSmLimit) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   int tested = 0;
   for (const GemmKernel* kernel : cuda_kernels()) {
-    if (kernel == nullptr || (kernel->info.id.find("16_stream_k") == std::string::npos &&
-                              kernel->info.id.find("17_hybrid") == std::string::npos))
+    if (kernel == nullptr || (kernel->info.id.find(".packed.stream_k") == std::string::npos &&
+                              kernel->info.id.find(".packed.hybrid_stream_k") == std::string::npos))
       continue;
     for (auto [limit, m, n] : {std::tuple<int, int64_t, int64_t>{2, 300, 700},
                                {4, 300, 700},
@@ -524,10 +524,8 @@ TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
   ASSERT_TRUE(dc.allocate(c_count + 1, "C").is_ok());
   int tested = 0;
   for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
-    const bool split_k = kernel.info.id.find("10_split_k") != std::string::npos ||
-                         kernel.info.id.find("13_straight_loop") != std::string::npos ||
-                         kernel.info.id.find("14_cross_tile") != std::string::npos ||
-                         kernel.info.id.find("15_packed") != std::string::npos;
+    const bool split_k = kernel.info.family == "simt" &&
+                         kernel.info.id.find(".split_k") != std::string::npos;
     if (!split_k || kernel.info.types != p.types) continue;
     std::vector<float> result[2];
     for (int offset : {0, 1}) {  // C at the allocation's start (aligned), then one float on
@@ -552,8 +550,8 @@ TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
 // Step 11's slices meet in the kernel: whichever block arrives last, it adds them in slice order.
 TEST(CudaGemm, SkinnyIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
-  EXPECT_GT(expect_bit_identical_runs("11_skinny", DType::kF32, 5, 300, 8191), 0);
-  EXPECT_GT(expect_bit_identical_runs("11_skinny", DType::kF32, 1, 4096, 4096), 0);
+  EXPECT_GT(expect_bit_identical_runs("simt.f32.skinny_m8", DType::kF32, 5, 300, 8191), 0);
+  EXPECT_GT(expect_bit_identical_runs("simt.f32.skinny_m8", DType::kF32, 1, 4096, 4096), 0);
 }
 
 // The CUDA kernels that take GemmProblem::split_k at run time (the tuner sets it), one test
@@ -608,16 +606,16 @@ TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   DeviceInfo d;
   if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
-  EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kBF16, 1000, 1000, 4096), 0);
-  EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF16, 2100, 2100, 256), 0);
-  EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF32, 1000, 1000, 2048, Compute::kF32x3TF32), 0);
-  EXPECT_GT(expect_bit_identical_runs("sm90_03_stream_k", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
+  EXPECT_GT(expect_bit_identical_runs(".coop.stream_k.direct_store", DType::kBF16, 1000, 1000, 4096), 0);
+  EXPECT_GT(expect_bit_identical_runs(".coop.stream_k.direct_store", DType::kF16, 2100, 2100, 256), 0);
+  EXPECT_GT(expect_bit_identical_runs(".coop.stream_k.direct_store", DType::kF32, 1000, 1000, 2048, Compute::kF32x3TF32), 0);
+  EXPECT_GT(expect_bit_identical_runs(".coop.stream_k.direct_store", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
   // Step 07's stream-K walk, storing C through TMA (n % 4 = 0) and through its warps (n odd).
-  EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kBF16, 1000, 1000, 4096), 0);
-  EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kF16, 2101, 2101, 256), 0);
-  EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kF32, 1001, 1001, 2048,
+  EXPECT_GT(expect_bit_identical_runs(".coop.stream_k_half.tma_store", DType::kBF16, 1000, 1000, 4096), 0);
+  EXPECT_GT(expect_bit_identical_runs(".coop.stream_k_half.tma_store", DType::kF16, 2101, 2101, 256), 0);
+  EXPECT_GT(expect_bit_identical_runs(".coop.stream_k_half.tma_store", DType::kF32, 1001, 1001, 2048,
                                       Compute::kF32x3TF32), 0);
-  EXPECT_GT(expect_bit_identical_runs("sm90_07_tma_store_stream_k", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
+  EXPECT_GT(expect_bit_identical_runs(".coop.stream_k_half.tma_store", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
 }
 
 // Sm90 step 10: few tiles, each cut into equal pieces whose blocks sum shares of it. One tile of
@@ -628,12 +626,12 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   DeviceInfo d;
   if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
-  EXPECT_GT(expect_correct_at("sm90_10_split_tiles",
+  EXPECT_GT(expect_correct_at(".coop.split_tiles.",
                               {{100, 100, 30000}, {257, 257, 8193}, {512, 512, 8192}}), 0)
       << "no step-10 kernel registered";
-  EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kBF16, 100, 100, 30000), 0);
-  EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kF32, 257, 257, 8193, Compute::kTF32), 0);
-  EXPECT_GT(expect_bit_identical_runs("sm90_10_split_tiles", DType::kF32, 512, 512, 8192,
+  EXPECT_GT(expect_bit_identical_runs(".coop.split_tiles.", DType::kBF16, 100, 100, 30000), 0);
+  EXPECT_GT(expect_bit_identical_runs(".coop.split_tiles.", DType::kF32, 257, 257, 8193, Compute::kTF32), 0);
+  EXPECT_GT(expect_bit_identical_runs(".coop.split_tiles.", DType::kF32, 512, 512, 8192,
                                       Compute::kF32x3TF32), 0);
 }
 
@@ -643,7 +641,7 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
 TEST(CudaGemm, SplitTilesRefusesTheShapesItWouldRunWhole) {
   int checked = 0;
   for (const GemmKernel* kernel : cuda_kernels()) {
-    if (kernel == nullptr || kernel->info.id.find("sm90_10_split_tiles") == std::string::npos)
+    if (kernel == nullptr || kernel->info.id.find(".coop.split_tiles.") == std::string::npos)
       continue;
     GemmProblem p;
     p.types = kernel->info.types;
@@ -676,7 +674,7 @@ TEST(CudaGemm, Sm90KernelsAreCorrectUnderAnSmLimit) {
   if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
   int tested = 0;
   for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
-    if (kernel.info.backend != Backend::kCuda || kernel.info.id.find(".sm90_") == std::string::npos)
+    if (kernel.info.backend != Backend::kCuda || kernel.info.id.find(".sm90.") == std::string::npos)
       continue;
     // 12 x 11 tiles of 128 x 128, and 12 x 11 of 128 x 256.
     for (auto [m, n] : {std::pair<int64_t, int64_t>{1536, 1408}, {1536, 2816}}) {

@@ -1,7 +1,7 @@
 """tilekit on PyTorch (and CuPy) CUDA arrays against torch.matmul in float64.
 
 Skips without PyTorch, without a GPU, or in a build without the CUDA backend; with
-TILEKIT_REQUIRE_GPU=1 (scripts/gpu-python-check.sh) those skips are failures instead.
+TILEKIT_REQUIRE_GPU=1 (scripts/maintainer/gpu-python-check.sh) those skips are failures instead.
 """
 
 import itertools

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/merge-tune-tables.py on made-up tune caches (CPU test): plain merges, --anchored
-(kernels added to a table from another run) and --winners."""
+"""scripts/maintainer/merge-tune-tables.py on made-up tune caches (CPU test): plain merges,
+--anchored (kernels added to a table from another run) and --winners."""
 import json
 import os
 import subprocess
@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MERGE = os.path.join(ROOT, "scripts", "merge-tune-tables.py")
+MERGE = os.path.join(ROOT, "scripts", "maintainer", "merge-tune-tables.py")
 DEVICE = {"backend": "cuda", "compute_capability": 90, "driver_version": 13000, "name": "NVIDIA H200",
           "sm_count": 132}
 
@@ -102,9 +102,9 @@ class MergeTuneTables(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("no entry of types f32:tf32", r.stderr)
 
-    def test_drop_refused_removes_step_10_where_its_tiles_get_one_piece_and_chooses_anew(self):
-        split = "gemm.cuda.sm90_10_split_tiles.f32_tf32.128x128x32_s6"
-        twin = "gemm.cuda.sm90_09_tf32_registers.f32_tf32.128x128x32_s6"
+    def test_drop_refused_removes_split_tiles_where_its_tiles_get_one_piece_and_chooses_anew(self):
+        split = "gemm.cuda.sm90.f32_tf32.128x128x32_s6.a_regs.coop.split_tiles.tma_store"
+        twin = "gemm.cuda.sm90.f32_tf32.128x128x32_s6.a_regs.coop.persistent.tma_store"
         # 1408³: 121 tiles of 128 × 128 on 132 SMs, one piece each: refused, the twin chosen.
         # 256³: 4 tiles of 8 k-tiles, 2 pieces each: kept, and still the choice.
         table = self.write("table.json", [

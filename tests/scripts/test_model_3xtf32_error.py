@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""scripts/model-3xtf32-error.py (the CPU model of 3xTF32's error behind the sm90 kernels'
-promotion per k-step, docs/hopper.md): its roundings, and that it reproduces what the H200
-measured (a promotion per k-step beats one per k-tile at k = 32; the split alone is the least)."""
+"""scripts/maintainer/model-3xtf32-error.py (the CPU model of 3xTF32's error behind the sm90
+kernels' promotion per k-step, docs/hopper.md): its roundings, and that it reproduces what the
+H200 measured (a promotion per k-step beats one per k-tile at k = 32; the split alone is the
+least)."""
 import importlib.util
 import os
 import unittest
@@ -9,7 +10,8 @@ import unittest
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-spec = importlib.util.spec_from_file_location("model", os.path.join(ROOT, "scripts", "model-3xtf32-error.py"))
+spec = importlib.util.spec_from_file_location(
+    "model", os.path.join(ROOT, "scripts", "maintainer", "model-3xtf32-error.py"))
 model = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(model)
 

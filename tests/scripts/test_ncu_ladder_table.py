@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""scripts/ncu_ladder_table.py on a made-up `ncu --csv --page raw` file (CPU test)."""
+"""scripts/maintainer/ncu_ladder_table.py on a made-up `ncu --csv --page raw` file (CPU test)."""
 import os
 import sys
 import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "maintainer"))
 import ncu_ladder_table  # noqa: E402
 
 STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"

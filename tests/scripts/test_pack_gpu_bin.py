@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/pack-gpu-bin.sh and gpu-bin-lib.sh's resolve_bin on a made-up build folder (CPU test)."""
+"""scripts/maintainer/pack-gpu-bin.sh and gpu-bin-lib.sh's resolve_bin on a made-up build folder
+(CPU test)."""
 import os
 import shutil
 import subprocess
@@ -8,8 +9,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PACK = os.path.join(ROOT, "scripts", "pack-gpu-bin.sh")
-LIB = os.path.join(ROOT, "scripts", "gpu-bin-lib.sh")
+PACK = os.path.join(ROOT, "scripts", "maintainer", "pack-gpu-bin.sh")
+LIB = os.path.join(ROOT, "scripts", "maintainer", "gpu-bin-lib.sh")
 
 
 class PackGpuBin(unittest.TestCase):
@@ -27,8 +28,9 @@ class PackGpuBin(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def pack(self, out, *names):
-        return subprocess.run([PACK, self.bin, out, *names], capture_output=True, text=True)
+    def pack(self, out, *names, env=None):
+        return subprocess.run([PACK, self.bin, out, *names], capture_output=True, text=True,
+                              env=None if env is None else dict(os.environ, **env))
 
     def test_packs_the_named_executables_and_the_bundled_libraries(self):
         out = os.path.join(self.tmp, "check.txz")
@@ -38,6 +40,14 @@ class PackGpuBin(unittest.TestCase):
             names = sorted(t.getnames())
         self.assertEqual(names, ["bin", "bin/libgomp.so.1", "bin/libopenblas.so.0", "bin/tilekit"])
         self.assertIn("MiB", r.stdout)
+
+    def test_max_mib_sets_the_limit(self):
+        out = os.path.join(self.tmp, "check.txz")
+        self.assertEqual(self.pack(out, "tilekit", env={"MAX_MIB": "0"}).returncode, 0)  # no limit
+        r = self.pack(os.path.join(self.tmp, "other.txz"), "tilekit", env={"MAX_MIB": "64M"})
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("MAX_MIB", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "other.txz")))
 
     def test_a_missing_executable_writes_nothing(self):
         out = os.path.join(self.tmp, "check.txz")

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/sass_control.py on a made-up listing whose control bits are known (CPU test)."""
+"""scripts/maintainer/sass_control.py on a made-up listing whose control bits are known (CPU
+test)."""
 import os
 import subprocess
 import sys
@@ -7,7 +8,7 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "maintainer"))
 import sass_control  # noqa: E402
 
 
@@ -63,7 +64,7 @@ class SassControl(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False) as f:
             f.write(listing(PROGRAM))
         try:
-            out = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "sass_control.py"), f.name],
+            out = subprocess.run([sys.executable, sass_control.__file__, f.name],
                                  check=True, capture_output=True, text=True).stdout
         finally:
             os.unlink(f.name)

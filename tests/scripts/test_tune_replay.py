@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/tune-replay.py on a made-up table (CPU test): the selector's classes keep the compute
-modes apart, as TuneBucket::same_class does."""
+"""scripts/maintainer/tune-replay.py on a made-up table (CPU test): the selector's classes keep
+the compute modes apart, as TuneBucket::same_class does."""
 import importlib.util
 import json
 import os
@@ -8,7 +8,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-spec = importlib.util.spec_from_file_location("tune_replay", os.path.join(ROOT, "scripts", "tune-replay.py"))
+spec = importlib.util.spec_from_file_location(
+    "tune_replay", os.path.join(ROOT, "scripts", "maintainer", "tune-replay.py"))
 replay = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(replay)
 

@@ -1,5 +1,5 @@
 // gpu_gate.hpp — GPU tests skip without a GPU, or fail when TILEKIT_REQUIRE_GPU=1 says one
-// must be there (scripts/gpu-check.sh sets it, so a broken driver cannot pass as "skipped").
+// must be there (scripts/maintainer/gpu-check.sh sets it, so a broken driver cannot pass as "skipped").
 #pragma once
 
 #include <gtest/gtest.h>

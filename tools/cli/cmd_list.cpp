@@ -40,8 +40,8 @@ const char* schedule_name(TileSchedule s) {
   }
 }
 
-// One JSON array: each kernel's id, step, role and structured tiling (what the autotuner's tile
-// model reads; scripts/tune-replay.py uses it), and with a GPU, the blocks of each GEMM kernel
+// One JSON array: each kernel's id, former ids, step, role and structured tiling (what the autotuner's tile
+// model reads; scripts/maintainer/tune-replay.py uses it), and with a GPU, the blocks of each GEMM kernel
 // that the model counts on one SM of GPU 0 (null without one).
 void print_json(const std::vector<Registry::Entry>& kernels) {
   DeviceInfo device;
@@ -54,6 +54,7 @@ void print_json(const std::vector<Registry::Entry>& kernels) {
     if (gpu && i.backend == Backend::kCuda && i.op == "gemm")
       blocks_per_sm = tile_model_blocks_per_sm(i.id, device);
     out.push_back({{"id", i.id},
+                   {"aliases", i.aliases},
                    {"step", i.step},
                    {"role", role_text(i)},
                    {"tiling",
@@ -66,11 +67,22 @@ void print_json(const std::vector<Registry::Entry>& kernels) {
   std::cout << out.dump(1) << "\n";
 }
 
-int run_list(const std::string& glob, bool json) {
+// "former id -> id", one line per alias: what an old --kernel argument, script or tune table
+// now resolves to.
+void print_aliases(const std::vector<Registry::Entry>& kernels) {
+  for (const auto& k : kernels)
+    for (const std::string& a : k.info->aliases) std::cout << a << " -> " << k.info->id << "\n";
+}
+
+int run_list(const std::string& glob, bool json, bool aliases) {
   const auto kernels = Registry::instance().match_any(glob);
   if (kernels.empty()) {
     std::cerr << "tilekit: no kernel matches '" << glob << "'\n";
     return kExitUsage;
+  }
+  if (aliases && !json) {
+    print_aliases(kernels);
+    return kExitOk;
   }
   if (json) {
     print_json(kernels);
@@ -128,7 +140,13 @@ void add_list_command(CLI::App& app, int* exit_code) {
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json,
                 "one JSON array: id, step, role, the structured tiling and (on a GPU) blocks per SM");
-  cmd->callback([exit_code, glob, json] { *exit_code = run_list(*glob, *json); });
+  auto aliases = std::make_shared<bool>(false);
+  cmd->add_flag("--aliases", *aliases,
+                "the former ids that still resolve, one 'former -> id' line each (with --json: "
+                "each kernel's 'aliases' field)");
+  cmd->callback([exit_code, glob, json, aliases] {
+    *exit_code = run_list(*glob, *json, *aliases);
+  });
 }
 
 }  // namespace tilekit::cli

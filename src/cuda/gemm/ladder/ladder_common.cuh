@@ -42,12 +42,6 @@ Status dispatch_ops(bool trans_a, bool trans_b, F&& f) {
   return f(std::true_type{}, std::true_type{});
 }
 
-// Step 10's deterministic reduction: C = alpha·(plane 0 + … + plane slices−1) + beta·C over
-// `slices` planes of m·n raw sums (row-major, ld n), added in plane order; beta = 0 never reads C.
-// Launched as a programmatic dependent of the GEMM grid that wrote the planes, on `device`.
-Status sum_slices(const float* partials, int slices, const RowMajorGemm& g, int device,
-                  cudaStream_t stream);
-
 inline unsigned ceil_div(int a, int b) { return static_cast<unsigned>((a + b - 1) / b); }
 
 }  // namespace tilekit::cuda

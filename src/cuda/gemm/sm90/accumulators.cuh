@@ -21,9 +21,9 @@ __device__ __forceinline__ int accumulator_row(int half, int warp, int r) {
 
 // Synchronises the 128 threads of one consumer warpgroup (named barrier 1 + consumer; 0 is
 // __syncthreads). The ids are immediates: with an id in a register ptxas reserves all 16
-// barriers, and the runtime then fits only 4 blocks per SM whatever their size. (The A-from-
-// registers pair boxes synchronised each warp pair on barriers of their own at first: 7 in the kernel, which
-// the runtime's occupancy counts and tilekit's model does not — OccupancyGpu caught it.)
+// barriers, and the runtime then fits only 4 blocks per SM whatever their size. No part uses
+// other barriers: the runtime's occupancy counts every one a kernel uses, tilekit's occupancy
+// model does not (OccupancyGpu.EveryKernelAgreesWithTheRuntimeOccupancyApi checks they agree).
 __device__ __forceinline__ void consumer_barrier(int consumer) {
   if (consumer == 0)
     asm volatile("bar.sync 1, 128;\n" ::: "memory");

@@ -16,10 +16,12 @@ Status opt_into_wgmma_smem() {
   return Status::ok();
 }
 
-// The registry entry of policy P run by `Schedule`, named `name` (the id's stem) with `step`
-// (its place in docs/hopper.md's walk) and its rank in the selector's default order.
+// The registry entry of policy P run by `Schedule`: id gemm.cuda.sm90.<types>.<tile><words>, the
+// id it had before (stem `former_name`) as its alias, `step` (its place in docs/hopper.md's walk)
+// and its rank in the selector's default order.
 template <typename P, typename Schedule>
-GemmKernel make_wgmma_entry(const char* name, int step, int auto_rank) {
+GemmKernel make_wgmma_entry(const std::string& words, const char* former_name, int step,
+                            int auto_rank) {
   // Here, on the host side, is_stream_k (a host function) can be asked; every entry is checked.
   constexpr bool kStreamK = is_stream_k(Schedule::kTileSchedule);
   static_assert(Schedule::kClusterM == 1 ||
@@ -33,9 +35,11 @@ GemmKernel make_wgmma_entry(const char* name, int step, int auto_rank) {
                 "the split-tiles sum (sum_share) reads the two consumers' accumulators of whole tiles");
   static_assert(!P::kARegisters || (!Schedule::kPingPong && Schedule::kClusterM == 1),
                 "A in registers: two consumers, no clusters");
-  EntrySpec s = cuda_spec("sm90", name, step);
+  EntrySpec s = cuda_spec("sm90", "sm90", step);
   s.types = gemm_types<P>();
-  s.suffix = P::suffix();
+  s.suffix = P::suffix() + words;
+  s.aliases = {std::string("gemm.cuda.") + former_name + "." + types_tag(s.types) + "." +
+               P::suffix()};
   s.tiling = P::tiling();
   s.tiling.schedule = Schedule::kTileSchedule;
   // Stream-K cuts k into ranges per shape by its plan; GemmProblem::split_k does not reach it, so

@@ -46,11 +46,10 @@ __device__ __forceinline__ void store_tile(const WgmmaArgs& a, const float (&acc
   }
 }
 
-// C stored transposed (the A-from-registers view) (WgmmaView::c_transposed): view element (row, col) at
-// c[col · ldc + row], each lane storing its floats down the view's columns. (Tried and not kept:
-// a 4 × 4 transpose by shuffles within each quad of lanes, so that each lane stored four
-// consecutive floats as one float4: half the L2 write sectors, but level in the bench at 4096
-// and 8192, so the simpler stores stayed.)
+// C stored transposed (the A-from-registers view, WgmmaView::c_transposed): view element (row,
+// col) at c[col · ldc + row], each lane storing its floats down the view's columns. (A 4 × 4
+// shuffle transpose into float4 stores halved the L2 write sectors but measured level, so the
+// simpler stores stayed: docs/hopper.md, "Tried and not kept".)
 template <typename P, bool kPermutedRows>
 __device__ __forceinline__ void store_tile_transposed(const WgmmaArgs& a, const float (&acc)[P::kAccumulators],
                                                       int tm, int tn, int half) {

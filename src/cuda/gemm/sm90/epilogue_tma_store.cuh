@@ -10,9 +10,8 @@
 namespace tilekit::cuda::sm90 {
 
 // The staging: each consumer warp owns kBuffers boxes of its 16 rows × 32 columns of C
-// (128-byte rows in TMA's 128-byte swizzle), filling one while TMA reads the other. (Measured:
-// 5 boxes beside a 3-stage ring instead of 2 beside 4 stages, bf16 128 × 256: level under ncu at
-// 4096 and 8192, 1–4% slower in the bench.)
+// (128-byte rows in TMA's 128-byte swizzle), filling one while TMA reads the other. (More boxes
+// beside a shallower ring measured no faster: docs/hopper.md, "Tried and not kept".)
 struct StoreBox {
   static constexpr int kRows = 16, kCols = 32, kBytes = kRows * kCols * 4, kBuffers = 2;
 };
@@ -160,11 +159,10 @@ __device__ void store_tile_tma_pairs(const WgmmaArgs& a, const float (&acc)[P::k
 // A C that TMA cannot store (n, ldc or its address not a multiple of 16 bytes: a 4097-wide C)
 // leaves through the same boxes, by the warp itself: it writes a box of raw accumulators as
 // above, then stores it a row at a time, lane l taking column l — one instruction per row of 128
-// contiguous bytes, where the registers epilogue's direct stores touch 8 rows per instruction, 4 or 8 bytes
-// each (ncu, bf16 4096 × 4097 × 4096: with n odd, the 4-byte direct stores took ~37 µs of the
-// kernel's 266 beyond what its extra round of tiles explains). Alpha and beta are applied on the
-// way out, where C is read a row at a time too. No TMA here: one box, reused once the warp has
-// read it back.
+// contiguous bytes, where the registers epilogue's direct stores touch 8 rows per instruction, 4
+// or 8 bytes each: measured faster on the H200 at odd n (docs/hopper.md, "Epilogues"). Alpha and
+// beta are applied on the way out, where C is read a row at a time too. No TMA here: one box,
+// reused once the warp has read it back.
 __device__ __forceinline__ float staged_value(const uint8_t* box, int r, int col) {
   return *reinterpret_cast<const float*>(box + staged_offset(r, col));
 }

@@ -109,8 +109,7 @@ __device__ __forceinline__ void fence_barrier_init_for_cluster() {
 // An arrival on the mbarrier at `bar`'s offset in the shared memory of cluster block `cta`
 // (this block included). The default (CTA-scope) semantics: the arrival only says that this
 // warp's wgmma have finished reading the stage. `.release.cluster` made every arrival a
-// cluster-wide memory fence, and the consumers stalled on it (ncu: "membar" stalls, the tensor
-// pipe 54% busy against 91% without clusters).
+// cluster-wide memory fence, and the consumers stalled on it (docs/hopper.md, "Producer").
 __device__ __forceinline__ void barrier_arrive_in_block(uint64_t* bar, uint32_t cta) {
   const auto local = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
   uint32_t remote = 0;

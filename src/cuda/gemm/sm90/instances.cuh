@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,8 +25,8 @@ enum class TileScheduler { kTilePerBlock, kPersistent, kStreamKTail, kStreamKHal
 
 // A row, built by named setters from a base row that holds the name and step it is listed under.
 struct Instance {
-  const char* name = "";  // the id's stem, e.g. "sm90_07_tma_store"
-  int step = 0;           // its place in docs/hopper.md's walk
+  const char* former_name = "";  // the stem of the id it had before (its alias), "sm90_07_tma_store"
+  int step = 0;                  // its place in docs/hopper.md's walk
   Element element = Element::kBf16;
   Operands operands = Operands::k16Bit;
   int block_m = 128, block_n = 128, stages = 6;
@@ -91,9 +92,9 @@ struct Instance {
   }
 };
 
-constexpr Instance listed_as(const char* name, int step) {
+constexpr Instance listed_as(const char* former_name, int step) {
   Instance r;
-  r.name = name;
+  r.former_name = former_name;
   r.step = step;
   return r;
 }
@@ -207,6 +208,10 @@ using InstanceSchedule =
 
 // ---- compiling a unit's rows ----
 
+// The id's words after the tile, "[.a_regs].<coop|ping_pong>.<scheduler>.<direct_store|tma_store>
+// [.cluster2x1]": gemm.cuda.sm90.<types>.<tile>_s<stages><words> (instances_0.cu).
+std::string instance_words(const Instance& row);
+
 struct IndexedEntry {
   size_t row;
   GemmKernel kernel;
@@ -217,7 +222,7 @@ void add_instance_of_unit(std::vector<IndexedEntry>* out) {
   if constexpr (I % kInstanceUnits == kUnit) {
     constexpr Instance row = kInstances[I];
     out->push_back({I, make_wgmma_entry<InstancePolicy<I>, InstanceSchedule<I, Unit>>(
-                           row.name, row.step, row.auto_rank)});
+                           instance_words(row), row.former_name, row.step, row.auto_rank)});
   }
 }
 

@@ -232,10 +232,9 @@ Status resident_clusters(int device, int* out) {
   });
 }
 
-// The launch, with its cluster shape when the step uses clusters. Tried and not kept:
-// programmatic dependent launch behind the repack (the GEMM's blocks set up while the repack's
-// last blocks run, then wait in griddepcontrol.wait): bf16 stream-K walk 3–4% slower at 4097
-// and 2–12% at 8193 in three alternating pairs of bench runs on the H200.
+// The launch, with its cluster shape when the schedule uses clusters. (Programmatic dependent
+// launch behind the repack, the GEMM's blocks setting up while the repack's last blocks run,
+// measured slower: docs/hopper.md, "Tried and not kept".)
 template <typename P, typename Schedule>
 Status launch_kernel(WgmmaKernelFn kernel, int blocks, cudaStream_t stream, const OperandMaps& maps,
                      const WgmmaArgs& args) {

@@ -107,22 +107,21 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_bar) {
 }
 
 // k-tiles whose promoted sums meet in a group sum before the group is added into the total: a
-// chain of k / 32 FP32 adds into one total grows its rounding error with its length (at k =
-// 16384, 512 adds: 2.2-2.65x SGEMM's normwise error on the H200); two levels of 16 and k / 512
-// adds keep it within 2x (docs/hopper.md, "Two-level promotion").
+// chain of k / 32 FP32 adds into one total grows its rounding error with its length; two levels
+// of 16 and k / 512 adds keep 3xTF32 within 2x SGEMM's error (docs/hopper.md, "Two-level
+// promotion").
 constexpr int kPromoteGroupTiles = 16;
 
 // 3xTF32 problems of at most this many k-tiles (k <= 32) promote every k-step's sum instead of
 // every k-tile's, in their own instantiation of the kernel (kPromoteSteps, chosen at launch).
 // Within a wgmma group the tensor cores add each k8 step into the accumulator truncated (toward
 // zero), so a k-tile's sum carries twelve such errors (three wgmmas per k8 step) before the IEEE
-// add. At k = 16 and 32 the whole product is one k-tile, and SGEMM's error is that of a few
-// roundings: with one sum per k-tile 3xTF32 measured 1.9-2.4x SGEMM's normwise error at k = 16
-// (three input seeds), with a sum per k-step 1.3-1.5x (docs/hopper.md, "Promotion per k-step").
-// Longer problems keep the k-tile sums: a wait per k-step cost 30% of the speed at
-// 8192 x 8192 x 256, where the error was already within 1.7x SGEMM's. The choice is made at
-// launch because a run-time branch per k-tile cost the long stream-K walks 3-14%, and two
-// loops in one kernel made ptxas serialize the wgmmas (C7512).
+// add. At k = 16 and 32 the whole product is one k-tile, SGEMM's error is that of a few
+// roundings, and only a sum per k-step keeps 3xTF32 within 2x of it (docs/hopper.md, "Promotion
+// per k-step"). Longer problems keep the k-tile sums, already within 2x: a wait per k-step costs
+// them about a third of the speed. The choice is made at launch: a run-time branch per k-tile
+// slowed the long stream-K walks, and two loops in one kernel made ptxas serialize the wgmmas
+// (C7512).
 constexpr int kStepPromotionMaxTiles = 1;
 
 // Adds a finished wgmma sum into the group sum (`first`: the group starts with it).
@@ -135,8 +134,8 @@ __device__ __forceinline__ void add_into_group(float (&group)[P::kAccumulators],
 
 // One k-tile of 3xTF32 into the group sum, as one wgmma group or (kPerStep) one per k-step,
 // each waited for and added with IEEE adds. The stage is released as soon as the last wgmma
-// that reads it is done, before the adds: released after them, 3xTF32 ran 10-20% slower at 4096
-// (two builds that both branched per k-tile). `grouped`: k-tiles already in `group`.
+// that reads it is done, before the adds (released after them measured slower: docs/hopper.md,
+// "Tried and not kept"). `grouped`: k-tiles already in `group`.
 template <typename P, int kCluster, bool kAMn, bool kBMn, bool kPerStep>
 __device__ __forceinline__ void multiply_stage_promoting(float (&acc)[P::kAccumulators],
                                                          float (&group)[P::kAccumulators],

@@ -42,11 +42,9 @@ __device__ __forceinline__ void fence_fragments(uint32_t (&frag)[kSteps][4]) {
 // wgmma is issued, as CUTLASS's register-A mainloop does. Fragment registers are tied to a
 // k-step's position in the k-tile (frag[kk], the k-tile loop not unrolled): loading step kk + 1
 // (or the next k-tile's step 0) overwrites registers last read three groups earlier, by a group
-// wait<2> has already seen done, and ptxas keeps the wgmma asynchronous (no C7513). A segment has
-// k-tiles. (Before: each k-tile's fragments, then its group, waited for before the next k-tile's
-// loads, since loading a whole k-tile into a second buffer while its group ran made ptxas
-// serialize every wgmma. Level in the bench and under ncu at 4096 NN — 360 against 362 µs, the
-// tensor pipe 84% busy either way: the other consumer's group covered the drain.)
+// wait<2> has already seen done, and ptxas keeps the wgmma asynchronous (no C7513: loading a
+// whole k-tile's fragments into a second buffer while its group ran serialized every wgmma). A
+// segment has k-tiles.
 template <typename P>
 __device__ __forceinline__ void multiply_segment_a_registers(const Segment& seg, const uint8_t* ring_a,
                                                              const uint8_t* ring_b, uint64_t* full,

@@ -52,7 +52,7 @@ __device__ void add_partials(const WgmmaArgs& a, float (&acc)[P::kAccumulators],
 
 // Split tiles: once every piece of this block's tile has published its partial tile (counted on the
 // flag of the tile's first block: one flag to wait on, where a flag per piece cost an L2 round
-// trip each, 117 in turn at 100 × 100 × 30000), the consumer sums its share of them, elements
+// trip each, in turn), the consumer sums its share of them, elements
 // [begin, end) of its half of a slot (1/split_pieces of it), over the pieces in order (the same
 // sum every run) and stores those elements of C. A slot holds register i of consumer thread t at
 // i·128 + t: wgmma's accumulator layout (store_tile; kPermutedRows and kCTransposed as there, for

@@ -9,7 +9,7 @@
 namespace tilekit::cuda::sm90 {
 
 // The tensor maps of a launch, one kernel parameter: A and B, for 3xTF32 their small parts,
-// and C for a step that stores through TMA (valid when WgmmaArgs::c_tma).
+// and C for the TMA-store epilogue (valid when WgmmaArgs::c_tma).
 struct OperandMaps {
   CUtensorMap a, b, a_small, b_small, c;
 };

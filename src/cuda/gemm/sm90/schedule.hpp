@@ -74,7 +74,7 @@ struct SplitTilesScheduler {
     if (split_tile_pieces(sms, units, k_tiles) >= 2) return {};
     return "splits only when every tile gets 2 or more k-pieces of at least 4 k-tiles: " +
            std::to_string(units) + " tiles of " + std::to_string(k_tiles) + " k-tiles on " +
-           std::to_string(sms) + " SMs give 1 (the persistent steps run such shapes whole)";
+           std::to_string(sms) + " SMs give 1 (the persistent kernels run such shapes whole)";
   }
 };
 

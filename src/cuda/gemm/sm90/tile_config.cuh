@@ -33,8 +33,8 @@ struct WgmmaPolicy {
   static constexpr int kParts = kOperands == Operands::kTf32x3 ? 2 : 1;
   static constexpr bool kARegisters = kOperands == Operands::kTf32ARegisters;
   // 3xTF32 adds each k-tile's wgmma sum into FP32 registers with IEEE adds: the tensor cores'
-  // own FP32 accumulation does not round to nearest, and over k = 16384 its error grew to 310x
-  // SGEMM's (docs/hopper.md). Needs a second set of accumulators.
+  // own FP32 accumulation does not round to nearest, and its error grows with k far past
+  // SGEMM's (docs/hopper.md, "FP32 promotion"). Needs further sets of accumulators (mainloop.cuh).
   static constexpr bool kPromote = kOperands == Operands::kTf32x3;
   static constexpr int kBm = kBmN, kBn = kBnN, kBk = 128 / sizeof(T), kStages = kStagesN;
   static constexpr int kHalves = kBm / 64;  // 64-row halves of the tile, one wgmma each per k-step

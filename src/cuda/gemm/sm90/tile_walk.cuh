@@ -1,4 +1,4 @@
-// tile_walk.cuh — the device side of the tile schedulers (schedulers.hpp plans them on the
+// tile_walk.cuh — the device side of the tile schedulers (schedule.hpp plans them on the
 // host): which tile a block's walk reaches next, as whole tiles, stream-K ranges or split pieces,
 // in the same order for the producer and the consumers.
 #pragma once
@@ -45,7 +45,7 @@ __device__ __forceinline__ int64_t stream_k_begin(const WgmmaArgs& a, int b) {
 // tile it finishes (at the start of its range) is the last: by then the lower-numbered block
 // holding the rest of that tile has long published it. Blocks wait only for lower-numbered
 // blocks, which were scheduled first.
-// Clusters walk their tile groups the same way, the blocks of a cluster in step.
+// Clusters walk their tile groups the same way, the blocks of a cluster in lockstep.
 // kSplit: the split-tiles kernels, whose blocks have one piece each when WgmmaArgs::split_pieces is
 // set (only their instantiations carry the code).
 template <int kCluster, bool kSplit = false, typename F>

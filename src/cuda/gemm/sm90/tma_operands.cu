@@ -16,21 +16,15 @@ constexpr int64_t kElementBytes = 2;  // the family's 16-bit operands (TMA: 16-b
 // A repacked copy gets 128-byte rows, so that no TMA box row straddles two 128-byte lines.
 constexpr int64_t kRepackLdMultiple = 128 / kElementBytes;
 // Rows TMA can read but which do not start on 128-byte lines cost every box row an extra line:
-// bf16 at 4104² (rows of 8208 bytes), the GEMM kernel took 334 µs against 219 µs at 4160²
-// (8320-byte rows), far more than repacking both operands (2 × 19.5 µs). At 2040² (in place)
-// it took 48.5 µs against 38.2 at 2048², less than the repacks would cost there (2 × 8 µs at
-// 2056²). A repack's cost grows with the operand, the saving with the products each element
-// enters (n for A, m for B); it is taken from this many on.
+// at large sizes far more than repacking both operands, at small ones less (docs/hopper.md,
+// "Rows off their lines"). A repack's cost grows with the operand, the saving with the products
+// each element enters (n for A, m for B); it is taken from this many on.
 constexpr int64_t kRepackMisalignedUses = 3072;
 // A 128 × 256 tile or a cluster sharing B (fewer box rows per product) loses little to rows that
 // start on 32-byte sectors (row pitch a multiple of 32 bytes), and a clustered 128 × 256 tile
-// little even to rows off sectors. bf16, every step, NN/NT/TN, in place (128-byte promotion)
-// against repacked, on the H200 (docs/results.md, "Rows on 32-byte sectors read in place"):
-// - rows on sectors (4400, 5200): 128 × 256 0.89–0.95 of the repacked time, clustered
-//   128 × 128 0.90–0.96; lone 128 × 128 0.97–1.12 and 64 × 256 1.08–1.23 (repacked, as before);
-//   at 9200 and 10400 (NT) 128 × 256 0.91–0.98 but for one kernel each (1.04, 1.07);
-// - rows off sectors (4104, 6200, 7000, 8200): 128 × 256 1.06–1.28, clustered 128 × 128
-//   1.03–1.15 (repacked), clustered 128 × 256 0.89, 0.93, 0.93 and 0.99 (in place below 8192).
+// little even to rows off sectors below 8192 uses: measured in place against repacked for every
+// bf16 kernel on the H200; lone 128 × 128 and 64 × 256 tiles lose (docs/hopper.md, "Rows off
+// their lines").
 constexpr int64_t kNeverRepack = INT64_MAX;
 constexpr int64_t kRepackOffSectorClusteredWideUses = 8192;
 
@@ -66,8 +60,7 @@ Status tensor_map_encoder(PFN_cuTensorMapEncodeTiled_v12000* out) {
 // source rows start anywhere on a 2-byte boundary (that is why we copy). Inside the row the 8
 // elements are read as the two aligned 16-byte words they straddle (one where they are
 // aligned) and shifted into place; the groups at a row's ends, where the second word would
-// reach outside the row, are read element by element. (Before: 5 aligned 4-byte loads, 37.8 µs
-// for both 4097² bf16 operands in one launch.)
+// reach outside the row, are read element by element.
 __device__ __forceinline__ uint4 repack_group(const uint16_t* row, int64_t col, int64_t cols) {
   const uintptr_t at = reinterpret_cast<uintptr_t>(row + col);
   const unsigned offset = at & 15;  // bytes into the aligned word, even
@@ -107,8 +100,8 @@ struct RepackJob {
 
 // All that runs before a 16-bit GEMM launch, as one kernel: the copies of A and B (rows of
 // jobs[0], then of jobs[1]; a job of 0 rows is absent) and the zeroing of the stream-K flags.
-// One launch where there were up to three (two repacks, a memset): 37.0 µs for both 4097² bf16
-// operands under ncu, against 2 × 19.4 µs apart.
+// One launch where there were up to three (two repacks, a memset), and faster than the repacks
+// apart.
 struct PrepareArgs {
   RepackJob jobs[2];
   int* flags = nullptr;
@@ -119,10 +112,9 @@ struct PrepareArgs {
 };
 
 // A thread copies kRepackUnroll groups of 8 elements of a row, all loads before the stores
-// (one 16-byte store each into the 128-byte-aligned copy). The first version read one element
-// per load and one group per thread: 21 µs per 4097² bf16 operand (3.2 TB/s). Measured and not
-// kept: one flat grid-stride range over both operands' groups (2048 blocks, a division per
-// group), 44.1 µs against this kernel's 37.0 for both 4097² operands.
+// (one 16-byte store each into the 128-byte-aligned copy): faster than a group per thread, and
+// than one flat grid-stride range over both operands' groups (docs/hopper.md, "Tried and not
+// kept").
 constexpr int kRepackThreads = 256, kRepackUnroll = 4;
 __device__ __forceinline__ void repack_row(const RepackJob& j, int64_t row) {
   const int64_t groups = (j.cols + 7) / 8;
@@ -151,7 +143,7 @@ __device__ __forceinline__ void repack_group_of_row(const RepackJob& j, int64_t 
 }
 
 // Short rows, several a block: a block a row left most of its threads idle (an ld-100 bf16 B of
-// 30000 rows: 30000 blocks of 13 busy threads, 52.9 µs under ncu for 6 MB).
+// 30000 rows: 30000 blocks of 13 busy threads).
 __device__ __forceinline__ void repack_short_rows(const PrepareArgs& p, int64_t rows_a, int64_t rows) {
   const int sub = static_cast<int>(threadIdx.x) / p.group_stride;
   const int64_t g = static_cast<int>(threadIdx.x) % p.group_stride;
@@ -161,7 +153,7 @@ __device__ __forceinline__ void repack_short_rows(const PrepareArgs& p, int64_t 
     // Each job named by a constant index: a job chosen at run time (a reference to
     // p.jobs[row < rows_a ? 0 : 1]) made the compiler copy the kernel's parameters into local
     // memory in every thread, of every launch of the kernel (ptxas -v: a 120-byte stack frame,
-    // against none; a 3 × 16504 grid took 349 µs against 58).
+    // against none), several times slower.
     if (row < rows_a)
       repack_group_of_row(p.jobs[0], row, g);
     else
@@ -188,10 +180,9 @@ __global__ void __launch_bounds__(kRepackThreads) prepare_16bit_kernel(const Pre
 
 // The pre-pass moves 64 × 64 tiles with 16 × 32 threads, two float4 per thread each way on
 // interior tiles of aligned matrices (as transpose step 06, docs/memory.md), checked scalars at
-// the edges. The first version (32 × 32 tiles, scalars) ran at 1.8 TB/s. Tried and not kept:
-// reading an unaligned row (ld 4097) as the two aligned float4 each 4 elements straddle, shifted
-// into place (repack_group's way): 67.5 and 68.6 µs for the two 4097² operands under ncu,
-// against 47.8 and 50.0 µs for the checked scalar loads below.
+// the edges. An unaligned row (ld 4097) is read by checked scalar loads: reading it as the two
+// aligned float4 each 4 elements straddle, shifted into place (repack_group's way), measured
+// slower (docs/hopper.md, "Tried and not kept").
 constexpr int kPrepTile = 64, kPrepThreadsX = 16, kPrepThreadsY = 32;
 
 // To nearest, ties to even: as a TMA load through a TFLOAT32 tensor map rounds an operand that
@@ -418,8 +409,8 @@ Status encode_tile_map(CUtensorMap* map, const TmaOperand& o, DType type, int bo
                                         : type == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                         : round_to_tf32       ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                               : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  // Rows off 128-byte lines read faster with 128-byte promotion: in place, bf16 1800-3000 NN
-  // took 10-12% less (docs/hopper.md, "Rows off their lines"); rows on lines are level.
+  // Rows off 128-byte lines read faster with 128-byte promotion (docs/hopper.md, "Rows off their
+  // lines"); rows on lines are level.
   const CUtensorMapL2promotion promotion = rows_on_lines(o, dtype_size(type))
                                                ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
                                                : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
@@ -446,13 +437,11 @@ Status check_wgmma_problem(const GemmProblem& p, const GemmTypes& kernel_types) 
   return Status::ok();
 }
 
-// A K-major FP32 operand whose rows start on 32-byte sectors is read in place at any size: in
-// place against prepared, every tf32 kernel but step 10, NT 4104–6200 (rows of 16416–24800
-// bytes, on sectors, off lines) took 0.84–0.96 of the time for 128 × 256 tiles, 0.88–1.00 for
-// 128 × 128, 0.93–1.06 for 64 × 256; A in NN 4400 and 6200 0.85–0.99, but step 09's 128 × 128
-// (A MN-major through registers: 1.03, 1.11). Rows off sectors (4100, 6100) took 1.06–1.77:
-// prepared from the 16-bit threshold of uses, as before (docs/results.md, "Rows on 32-byte
-// sectors read in place").
+// A K-major FP32 operand whose rows start on 32-byte sectors is read in place at any size:
+// measured in place against prepared, the tf32 kernels were about level or faster there, slower
+// for rows off sectors, and slower for an MN-major A read through registers (a_regs) at 128 ×
+// 128. Those are prepared from the 16-bit threshold of uses (docs/hopper.md, "Rows off their
+// lines").
 bool tf32_reads_in_place_either_major(const TmaOperand& o, bool mn_major, int64_t uses) {
   if (!tma_readable(o, sizeof(float))) return false;
   if (rows_on_lines(o, sizeof(float)) || uses < kRepackMisalignedUses) return true;
