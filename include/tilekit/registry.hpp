@@ -19,50 +19,17 @@
 
 namespace tilekit {
 
-// How a kernel's blocks cover C: what the autotuner's model needs to carry a time measured at
-// one shape to another (src/core/tile_model.hpp).
+// How a kernel's blocks cover C: a tag that the autotuner's tile model reads to carry a time
+// measured at one shape to another. What each schedule means (its plan, its refusals, its cost
+// in the model) is kept with it, in tilekit's source (src/core/schedules/).
 enum class TileSchedule {
-  kUnmodelled,       // no tile model: times scale with the bytes moved (CPU, skinny, step 04)
-  kOneBlockPerTile,  // a grid of one block per C tile (× k-slices), resident as occupancy allows
+  kUnmodelled,       // no tile model: times scale with the bytes moved
+  kOneBlockPerTile,  // a grid of one block per C tile (× k-slices)
   kPersistent,       // one block per SM walks the tiles in rounds
-  kStreamK,          // the k-iterations of the tiles shared evenly among the SMs
-  kStreamKHalfTail,  // kStreamK where the last round of tiles is at most half full, else
-                     // kPersistent (sm90 step 07's stream-K walk)
-  kSplitTiles,       // with few tiles, each cut into equal k-pieces over the SMs and summed by
-                     // all its pieces' blocks together (split_tile_pieces), else kPersistent
+  kStreamK,          // the k-iterations of the last rounds' tiles shared evenly among the SMs
+  kStreamKHalfTail,  // kStreamK where the last round is at most half full, else kPersistent
+  kSplitTiles,       // with few tiles, each cut into equal k-pieces summed together
 };
-
-// Whether blocks of this schedule cut tiles into k-ranges of their own choosing (stream-K).
-constexpr bool is_stream_k(TileSchedule s) {
-  return s == TileSchedule::kStreamK || s == TileSchedule::kStreamKHalfTail;
-}
-
-// The most pieces a stream-K walk cuts a tile of `k_tiles` k-tiles into when there are fewer
-// tiles than SMs. The block finishing a tile adds the other pieces' partial tiles one after
-// another, each costing about as much as 4 k-tiles of multiplying (the tile model's
-// kStreamKFixUpPerPiece). So p pieces take about k_tiles / p + 4p k-tiles' time, which is least
-// at p = sqrt(k_tiles / 4). Without a cap, one 100 × 100 × 30000 bf16 tile (469 k-tiles) went to
-// 117 blocks. The block finishing it added 116 partial tiles in turn: 186 µs, against 20 µs for
-// cuBLAS (docs/hopper.md, "Few tiles, deep k").
-// The selector's tile model calls this in every search, so it is a square root, not a loop.
-inline int stream_k_max_pieces(int k_tiles) {
-  int p = static_cast<int>(std::sqrt(k_tiles / 4.0));
-  while (4LL * (p + 1) * (p + 1) <= k_tiles) ++p;  // the exact ⌊sqrt(k_tiles / 4)⌋
-  while (p > 0 && 4LL * p * p > k_tiles) --p;
-  return std::max(p, 2);
-}
-
-// Into how many equal k-pieces sm90 step 10 cuts each of `tiles` tiles of `k_tiles` k-tiles on
-// `slots` SMs: as many as fill the SMs, each piece at least kMinKTilesPerPiece k-tiles long; 1
-// (tiles whole) where that is fewer than 2. Every piece's block publishes its partial tile, then
-// sums a 1/pieces share of the tile over all of them, so the fix-up does not grow with the
-// pieces as stream-K's does (stream_k_max_pieces). The kernel's plan and the tile model ask here.
-inline int split_tile_pieces(int slots, int64_t tiles, int k_tiles) {
-  constexpr int kMinKTilesPerPiece = 4;
-  if (tiles <= 0) return 1;
-  const int64_t pieces = std::min<int64_t>(slots / tiles, k_tiles / kMinKTilesPerPiece);
-  return pieces >= 2 ? static_cast<int>(pieces) : 1;
-}
 
 // The tiling a kernel uses, structured (0 = not applicable). Generated from the kernel's policy
 // struct, so the id, `tilekit list`, the traffic model and the autotuner read one truth.

@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "core/schedules/schedules.hpp"
 #include "support/gpu_gate.hpp"
 #include "tilekit/distributed.hpp"
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "core/schedules/schedules.hpp"
 
 namespace tilekit::cli {
 namespace {
@@ -29,20 +30,10 @@ const char* role_text(const KernelInfo& i) {
   return i.is_reference ? "reference" : i.is_baseline ? "baseline" : "tilekit";
 }
 
-const char* schedule_name(TileSchedule s) {
-  switch (s) {
-    case TileSchedule::kOneBlockPerTile: return "one_block_per_tile";
-    case TileSchedule::kPersistent: return "persistent";
-    case TileSchedule::kStreamK: return "stream_k";
-    case TileSchedule::kStreamKHalfTail: return "stream_k_half_tail";
-    case TileSchedule::kSplitTiles: return "split_tiles";
-    default: return "unmodelled";
-  }
-}
-
-// One JSON array: each kernel's id, former ids, step, role and structured tiling (what the autotuner's tile
-// model reads; scripts/maintainer/tune-replay.py uses it), and with a GPU, the blocks of each GEMM kernel
-// that the model counts on one SM of GPU 0 (null without one).
+// One JSON array: each kernel's id, former ids, step, role and structured tiling (what the
+// autotuner's tile model reads, its schedule by the name of its module in src/core/schedules/),
+// and with a GPU, the blocks of each GEMM kernel that the model counts on one SM of GPU 0 (null
+// without one).
 void print_json(const std::vector<Registry::Entry>& kernels) {
   DeviceInfo device;
   const bool gpu = cuda_device_count() > 0 && query_device(0, &device);

@@ -24,9 +24,9 @@ struct Slices {
 };
 
 // `requested` slices when the problem names a count (GemmProblem::split_k, set by the tuner);
-// otherwise default_k_slices (core/tile_model.hpp, shared with the autotuner's model: as many as
-// fill the resident blocks, none shorter than kSplitKMinSliceK); either way clamp_k_slices (at
-// most 64, the reduction's cost, and no more than there are k-tiles: no empty slice).
+// otherwise default_k_slices (core/schedules/one_block_per_tile.hpp, shared with the tile
+// model: as many as fill the resident blocks, none shorter than kSplitKMinSliceK); either way
+// clamp_k_slices (at most 64, the reduction's cost, and no more than there are k-tiles).
 inline Slices choose_slices(const RowMajorGemm& g, int bm, int bn, int bk, int resident_blocks,
                             int requested) {
   const int64_t k_tiles = (g.k + bk - 1) / bk;

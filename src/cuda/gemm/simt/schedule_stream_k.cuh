@@ -14,7 +14,7 @@
 
 #include "cuda/common/dependent_launch.cuh"
 #include "cuda/common/per_device_cache.hpp"
-#include "cuda/gemm/detail/tile_walk_plan.hpp"
+#include "cuda/gemm/detail/stream_k_walk.hpp"
 #include "cuda/gemm/simt/mainloop_cross_tile.cuh"
 #include "cuda/gemm/simt/packed_operands.cuh"
 #include "cuda/gemm/simt/tile_orders.cuh"
@@ -284,7 +284,7 @@ template <typename P, typename Layout, typename Raster>
 Status launch_stream_k(const GemmProblem& p, const Context& ctx, Workspace ws) {
   StreamKLaunch l;
   TILEKIT_RETURN_IF_ERROR((prepare_stream_k<P, Layout, Raster, false>(p, ctx, ws, &l)));
-  // The last partial round plus one full round streamed (tile_walk_plan.hpp, as the Hopper
+  // The last partial round plus one full round streamed (stream_k_walk.hpp, as the Hopper
   // family's stream-K tail).
   const TileWalkPlan plan = stream_k_tail_plan(l.slots, l.tiles, l.k_tiles);
   StreamKArgs args;

@@ -1,8 +1,8 @@
 // instances.cuh — the Hopper family's instance table: one row per registered kernel, each naming
 // its element types and compute mode, block tile and ring depth, tile scheduler, consumers,
 // epilogue, cluster shape, tile order and its rank in the selector's default order. A new tile
-// or stage variant is one row; a new part is a new value of a column (schedule.hpp for
-// schedulers, consumers.cuh and the epilogue headers for the others).
+// or stage variant is one row; a new part is a new value of a column (src/core/schedules/ and
+// schedule.hpp for schedulers, consumers.cuh and the epilogue headers for the others).
 //
 // The rows are compiled by kInstanceUnits translation units (instances_<u>.cu: the rows i with
 // i % kInstanceUnits == u, so that nvcc builds them in parallel) and registered in table order

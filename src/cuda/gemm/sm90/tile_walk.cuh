@@ -1,10 +1,10 @@
-// tile_walk.cuh — the device side of the tile schedulers (schedule.hpp plans them on the
+// tile_walk.cuh — the device side of the tile schedulers (src/core/schedules/ plans them on the
 // host): which tile a block's walk reaches next, as whole tiles, stream-K ranges or split pieces,
 // in the same order for the producer and the consumers.
 #pragma once
 
 #include "cuda/gemm/detail/tile_order.cuh"
-#include "cuda/gemm/detail/tile_walk_plan.hpp"
+#include "cuda/gemm/detail/stream_k_walk.hpp"
 #include "cuda/gemm/sm90/hopper_ptx.cuh"
 #include "cuda/gemm/sm90/tile_config.cuh"
 

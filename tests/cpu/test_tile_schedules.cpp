@@ -1,13 +1,16 @@
-// The persistent tile walk's plan (src/cuda/gemm/detail/tile_walk_plan.hpp): which tiles go to
-// the blocks whole and how many k-tiles are shared as stream-K ranges. Host code only, used by
-// the Hopper family's steps 02, 03, 07 and the SIMT ladder's steps 16 and 17.
+// The tile schedules' plans (src/core/schedules/) and the stream-K walk's arithmetic
+// (src/cuda/gemm/detail/stream_k_walk.hpp): which tiles go to the blocks whole, how many k-tiles
+// are shared as stream-K ranges, how tiles are cut into pieces. Host code, as both families run it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
+#include <string>
 #include <vector>
 
-#include "cuda/gemm/detail/tile_walk_plan.hpp"
+#include "core/schedules/schedules.hpp"
+#include "cuda/gemm/detail/stream_k_walk.hpp"
 
 namespace tilekit::cuda {
 namespace {
@@ -239,6 +242,32 @@ TEST(TileWalkPlan, StreamKWalksComputeEveryKTileOnceAndFinishEveryTile) {
           walked += plan.stream_k();
         }
   EXPECT_GT(walked, 1000);
+}
+
+// Each tag names its module, and the modules' names are distinct (`tilekit list --json` and the
+// tune tables read them).
+TEST(TileSchedules, EveryTagNamesItsModule) {
+  EXPECT_STREQ(schedule_name(TileSchedule::kOneBlockPerTile), OneBlockPerTileSchedule::kName);
+  EXPECT_STREQ(schedule_name(TileSchedule::kPersistent), PersistentSchedule::kName);
+  EXPECT_STREQ(schedule_name(TileSchedule::kStreamK), StreamKSchedule::kName);
+  EXPECT_STREQ(schedule_name(TileSchedule::kStreamKHalfTail), StreamKHalfTailSchedule::kName);
+  EXPECT_STREQ(schedule_name(TileSchedule::kSplitTiles), SplitTilesSchedule::kName);
+  EXPECT_STREQ(schedule_name(TileSchedule::kUnmodelled), "unmodelled");
+  std::set<std::string> names;
+  for (TileSchedule t : {TileSchedule::kUnmodelled, TileSchedule::kOneBlockPerTile,
+                         TileSchedule::kPersistent, TileSchedule::kStreamK,
+                         TileSchedule::kStreamKHalfTail, TileSchedule::kSplitTiles})
+    EXPECT_TRUE(names.insert(schedule_name(t)).second) << schedule_name(t);
+}
+
+// A module's plan and its refusal agree: split tiles refuses exactly the shapes it would run whole.
+TEST(TileSchedules, SplitTilesRefusesWhatItsPlanRunsWhole) {
+  for (int tiles : {1, 3, 9, 16, 66, 100, 512})
+    for (int k_tiles : {1, 7, 8, 64, 469}) {
+      const bool whole = !SplitTilesSchedule::plan(132, tiles, k_tiles).split();
+      EXPECT_EQ(!SplitTilesSchedule::refuses(132, tiles, k_tiles).empty(), whole)
+          << tiles << " tiles of " << k_tiles;
+    }
 }
 
 }  // namespace

@@ -1,0 +1,29 @@
+// stream_k_half_tail.hpp — the stream-K half-tail schedule (TileSchedule::kStreamKHalfTail, the
+// Hopper family's stream_k_half): stream-K only where the last round of tiles fills half the
+// slots or fewer, persistent otherwise. Its plan and its cost in the tile model.
+#pragma once
+
+#include <cstdint>
+
+#include "core/schedules/persistent.hpp"
+#include "core/schedules/stream_k.hpp"
+
+namespace tilekit {
+
+struct StreamKHalfTailSchedule : RunsEveryShape {
+  static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamKHalfTail;
+  static constexpr const char* kName = "stream_k_half_tail";
+  static TileWalkPlan plan(int slots, int tiles, int k_tiles) {
+    if (tiles % slots > slots / 2) return persistent_plan(slots, tiles);
+    return stream_k_tail_plan(slots, tiles, k_tiles);
+  }
+  static TileModelCost cost(const TileModelKernel& km, int split_k, int64_t m, int64_t n,
+                            int64_t k, const TileCounts& counts) {
+    const int64_t tail = counts.tiles - km.sms.floor_of(counts.tiles) * km.sms.value();
+    if (tail == 0 || 2 * tail > km.sms.value())
+      return PersistentSchedule::cost(km, split_k, m, n, k, counts);
+    return StreamKSchedule::cost(km, split_k, m, n, k, counts);
+  }
+};
+
+}  // namespace tilekit
