@@ -5,6 +5,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "suite.hpp"
 #include "suite_markdown.hpp"
@@ -152,7 +157,8 @@ TEST_F(SuiteDir, TheNameMustBeTheFilesName) {
 // Every shipped suite parses, and auto-vs-cublas holds 48 shapes a mode (12 an op).
 TEST(ShippedSuites, ParseAndHoldTheirShapes) {
   const std::vector<std::string> names = suite_names({TILEKIT_SUITES_DIR});
-  for (const char* expected : {"auto-vs-cublas", "hopper-targets", "ladder-targets", "memory", "smoke"})
+  for (const char* expected :
+       {"auto-vs-cublas", "evaluation", "hopper-targets", "ladder-targets", "memory", "smoke"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   for (const std::string& name : names) {
     Suite suite;
@@ -165,6 +171,31 @@ TEST(ShippedSuites, ParseAndHoldTheirShapes) {
   for (const SuitePart& p : suite.parts) shapes[part_mode(p)] += p.gemm_shapes.size() * p.ops.size();
   EXPECT_EQ(shapes, (std::map<std::string, size_t>{
                         {"bf16", 48}, {"tf32", 48}, {"f32_3xtf32", 48}, {"f32", 48}}));
+}
+
+// The public evaluation suite: 160 shapes a mode (40 an op, four ops) in every mode, and none of
+// them a shape the shipped tune table was trained on or the autotuner's own evaluation shapes
+// (auto-vs-cublas): what it measures is how auto does on shapes it has not seen.
+TEST(ShippedSuites, TheEvaluationSuiteHoldsNoTrainingShape) {
+  Suite eval, tuner_eval;
+  ASSERT_TRUE(load_suite_file(std::string(TILEKIT_SUITES_DIR) + "/evaluation.json", &eval));
+  ASSERT_TRUE(load_suite_file(std::string(TILEKIT_SUITES_DIR) + "/auto-vs-cublas.json", &tuner_eval));
+  std::map<std::string, size_t> per_mode;
+  for (const SuitePart& p : eval.parts) per_mode[part_mode(p)] += p.gemm_shapes.size() * p.ops.size();
+  EXPECT_EQ(per_mode, (std::map<std::string, size_t>{{"bf16", 160}, {"f16", 160}, {"tf32", 160},
+                                                      {"f32_3xtf32", 160}, {"f32", 160}}));
+  std::set<std::tuple<int64_t, int64_t, int64_t>> seen;
+  std::ifstream table_file(std::string(TILEKIT_SUITES_DIR) + "/../../src/core/tune_tables/nvidia-h200.json");
+  ASSERT_TRUE(table_file.good());
+  const nlohmann::json table = nlohmann::json::parse(table_file);
+  for (const auto& e : table.at("entries"))
+    seen.insert({e.at("m").get<int64_t>(), e.at("n").get<int64_t>(), e.at("k").get<int64_t>()});
+  ASSERT_GT(seen.size(), 50u);  // the table was read
+  for (const SuitePart& p : tuner_eval.parts)
+    for (const GemmShape& g : p.gemm_shapes) seen.insert({g.m, g.n, g.k});
+  for (const SuitePart& p : eval.parts)
+    for (const GemmShape& g : p.gemm_shapes)
+      EXPECT_EQ(seen.count({g.m, g.n, g.k}), 0u) << g.str() << " is a training or tuner shape";
 }
 
 TEST(SuiteNames, DeviceSlug) {
