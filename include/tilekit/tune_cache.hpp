@@ -133,8 +133,7 @@ Status tune_cache_info(const Context& ctx, TuneCacheInfo* out);
 constexpr size_t kRememberedTunedShapes = 8;
 // How many blocks of kernel `kernel_id` the selector's tile model counts resident on one SM of
 // `device` (its occupancy at the kernel's default launch); 1 where that is unknown: a library
-// kernel, an id not registered, or no launch resources. `tilekit list --json` prints it, so
-// that scripts/maintainer/tune-replay.py models the SIMT kernels as the selector does.
+// kernel, an id not registered, or no launch resources. `tilekit list --json` prints it.
 int tile_model_blocks_per_sm(const std::string& kernel_id, const DeviceInfo& device);
 // Forgets every loaded cache, so the next selection reads the files again (after `tilekit tune`
 // wrote one, and in tests).

@@ -14,8 +14,8 @@ TRAIN="256,384,512,768,1024,1408,2048,2816,4096,8192,255,513,769,1025,2049,3073,
 # 8 but not of 16, where the cp.async steps leave their fast path; their own training call.
 TRAIN_NOT16="600,1000,1720,2360,3400,5000,200x3000x3000,3000x3000x200,1000x1000x7000"
 # Training, added after the ensemble's evaluation (docs/results.md): a coarse grid between the
-# others, since auto's accuracy grew with the table's density in the offline replay
-# (tune-replay.py on half the table: bf16 38 -> 33 of 48). Squares at the half powers
+# others, since auto's accuracy grew with the table's density in the offline replay (now
+# `tilekit tune --replay`; on half the table: bf16 38 -> 33 of 48). Squares at the half powers
 # past 4096; sizes that are multiples of 4 but not of 8 (rows not in 16-byte units for bf16:
 # that class had 11 or 12 shapes an op, and 4 of bf16's 5 misses fell in it), squares and
 # rectangles of them; wide, skinny, k-heavy and k-light aligned rectangles. None is an

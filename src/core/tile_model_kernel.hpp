@@ -90,9 +90,10 @@ struct TileSizes {
 // The time of `blocks` blocks resident together on one SM, in units of one block's alone: they
 // share its issue slots and pipes, so x of them take x^0.75 times as long, not once (their SM
 // does x^0.25 times the work of one, its latencies better hidden). The exponent was fitted on the
-// H200's tuned f32 entries (scripts/maintainer/tune-replay.py, leave-one-out, docs/tuning.md): with 0.75
-// the choice was within 1.05× of the fastest at 239 of 256, with rounds of free co-resident
-// blocks (exponent 0) at 191, with fully shared SMs (exponent 1) at 215.
+// H200's tuned f32 entries (leave-one-out, `tilekit tune --replay --gpu-occupancy`,
+// docs/tuning.md): with 0.75 the choice was within 1.05× of the fastest at 239 of 256, with
+// rounds of free co-resident blocks (exponent 0) at 191, with fully shared SMs (exponent 1) at
+// 215.
 inline double co_resident_time(int64_t blocks) {
   // Up to 64 (an SM holds at most 32 blocks on the GPUs tilekit knows) from a table, made once:
   // the model runs once per choice in every search, and the two square roots were a tenth of it.

@@ -46,17 +46,18 @@ int blocks_per_sm_of(const GemmKernel& k, const DeviceInfo& d) {
   return 1;
 }
 
-// What the tile model needs of `k` on `device` (nullptr: the CPU, which gets the defaults): the
-// SMs, its blocks per SM, and the DRAM bandwidth (3/4 of the theoretical, what a streaming pass
-// reaches).
-TileModelDevice model_device_of(const GemmKernel& k, const DeviceInfo* device) {
+}  // namespace
+
+TileModelDevice tile_model_device(const GemmKernel& k, const DeviceInfo* device) {
   TileModelDevice m;
   if (!device) return m;
   m.sms = device->sm_count;
-  m.bytes_per_s = 0.75 * device->peak_dram_gbps() * 1e9;
+  m.bytes_per_s = kStreamedDramShare * device->peak_dram_gbps() * 1e9;
   m.blocks_per_sm = blocks_per_sm_of(k, *device);
   return m;
 }
+
+namespace {
 
 std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
   auto t = std::make_shared<DeviceTuning>();
@@ -71,7 +72,7 @@ std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
   std::map<const GemmKernel*, TileModelDevice> seen;
   auto model_device = [&](const GemmKernel& k) {
     auto it = seen.find(&k);
-    if (it == seen.end()) it = seen.emplace(&k, model_device_of(k, gpu ? &d : nullptr)).first;
+    if (it == seen.end()) it = seen.emplace(&k, tile_model_device(k, gpu ? &d : nullptr)).first;
     return it->second;
   };
   std::string made_on;

@@ -90,6 +90,13 @@ struct TunedSource {
   std::vector<TunedClass> classes;
 };
 
+// What the tile model needs of kernel `k` on `device`, as the selector reads it (nullptr: the
+// CPU, which gets the defaults): the device's SMs, k's blocks per SM (the occupancy of its
+// default launch on the current GPU; 1 where its resources are not visible, as without a GPU),
+// and the DRAM bandwidth a streaming pass reaches (kStreamedDramShare of the theoretical).
+constexpr double kStreamedDramShare = 0.75;
+TileModelDevice tile_model_device(const GemmKernel& k, const DeviceInfo* device);
+
 // Resolves the entries' ids in `list` (ids it lacks become nullptr and are never chosen);
 // `model_device` gives a kernel's TileModelDevice (on a GPU: SMs, blocks per SM, bandwidth;
 // unset: the defaults, which suit kernels the model does not tile).

@@ -384,6 +384,79 @@ class Cli(TempDirTest):
                                     env=env), "--kernels")
         self.assertEqual(self.cache_files(), [])
 
+    def replay_table(self, kernel="gemm.cpu.blocked.f32.6x16_kc256", **fields):
+        """A made-up CPU table: `kernel` measured at 64³, 128³ and 256³ (NN, f32), beside a faster
+        kernel that no build registers."""
+        def entry(size):
+            t = 1e-9 * size ** 3
+            return {"log2_m": size.bit_length() - 1, "log2_n": size.bit_length() - 1,
+                    "log2_k": size.bit_length() - 1, "op_a": "N", "op_b": "N", "layout": "row",
+                    "aligned16": True, "ld16": True,
+                    "types": {"a": "f32", "b": "f32", "c": "f32", "compute": "f32"},
+                    "kernel": kernel, "time_s": t, "m": size, "n": size, "k": size,
+                    "candidates": [{"kernel": kernel, "split_k": 0, "time_s": t},
+                                   {"kernel": "gemm.cpu.gone", "split_k": 0, "time_s": t / 2}]}
+        table = {"schema": "tilekit-tune-cache", "version": 2,
+                 "device": {"backend": "cpu", "name": "made up", "sm_count": 2,
+                            "compute_capability": 0, "driver_version": 0},
+                 "build": "0.0.0+made-up", "entries": [entry(s) for s in (64, 128, 256)]}
+        table.update(fields)
+        path = self.path("table.json")
+        with open(path, "w") as f:
+            json.dump(table, f)
+        return path
+
+    def test_tune_replay_scores_a_table_and_leaves_it_as_it_was(self):
+        # Each entry chosen from the other two: the one own kernel, its own fastest of those this
+        # build registers (the faster unregistered one is left out, with a note).
+        path = self.replay_table()
+
+        def state():
+            with open(path, "rb") as f:
+                return os.stat(path).st_mtime_ns, f.read()
+        before = state()
+        r = run("tune", "--replay", path)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"f32 leave-one-out +3 shapes +within 1\.05x +3 \(100\.0%\) +"
+                                   r"above 1\.3x +0 +geomean 1\.000")
+        self.assertIn("3 of 6 candidates name kernels this build does not register", r.stderr)
+        self.assertEqual(state(), before)  # read, never written
+        # An evaluation's rows: chosen over the whole table, scored by their sweep medians.
+        evaluation = self.path("eval.json")
+        with open(evaluation, "w") as f:
+            json.dump({"rows": [{"ops": "NN", "m": 100, "n": 100, "k": 100, "types": "f32",
+                                 "kernel_times_s": {"gemm.cpu.blocked.f32.6x16_kc256": 2e-3,
+                                                    "gemm.cpu.other": 1e-3}}]}, f)
+        r = run("tune", "--replay", path, "--types", "f32,f32:tf32", "--evaluate-json", evaluation)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"f32 evaluation \(sweep\) +1 shapes +within 1\.05x +0 \(  0\.0%\) +"
+                                   r"above 1\.3x +1 +geomean 2\.000")
+        self.assertIn("f32_tf32 leave-one-out", r.stdout)
+
+    def test_tune_replay_bad_input(self):
+        # A file that cannot be read is an I/O failure (4); one that is not a table, or names no
+        # kernel of this build, is bad input (2). One line each.
+        r = run("tune", "--replay", self.path("nope.json"))
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("nope.json", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        bad = self.path("bad.json")
+        with open(bad, "w") as f:
+            f.write('{"schema": "tilekit-tune-cache", "version": 2, "entr')
+        self.assert_usage_error(run("tune", "--replay", bad), "not valid JSON")
+        self.assert_usage_error(run("tune", "--replay", self.replay_table(schema="tilekit-suite")),
+                                'schema is "tilekit-suite"')
+        self.assert_usage_error(run("tune", "--replay", self.replay_table(kernel="gemm.cuda.nothing")),
+                                "registered in this build")
+        with open(bad, "w") as f:
+            json.dump({"rows": [{"ops": "NX", "m": 1, "n": 1, "k": 1}]}, f)
+        self.assert_usage_error(run("tune", "--replay", self.replay_table(), "--evaluate-json", bad),
+                                "not one of NN, NT, TN, TT")
+        self.assert_usage_error(run("tune", "--replay", self.replay_table(), "--types", "bf16:tf32"),
+                                "--types")
+        self.assert_usage_error(run("tune", "--types", "f32"), "--replay")
+        self.assert_usage_error(run("tune", "--replay", self.replay_table(), "--show"), "--replay")
+
     def test_tune_interrupted_keeps_what_finished(self):
         env = self.tune_env()
         p = subprocess.Popen([TILEKIT, "tune", "--backend", "cpu", "--sizes", "16,700,800,900,1000",
@@ -1189,8 +1262,8 @@ class Suites(TempDirTest):
         r = run("bench", "--suite", "no-such-suite", "--backend", "cpu")
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-        self.assertIn("no suite 'no-such-suite' (suites: auto-vs-cublas, hopper-targets, "
-                      "ladder-targets, memory, smoke)", r.stderr)
+        self.assertIn("no suite 'no-such-suite' (suites: auto-vs-cublas, evaluation, "
+                      "hopper-targets, ladder-targets, memory, smoke)", r.stderr)
 
     def test_bad_suite_file_is_named_with_its_field(self):
         bad = self.write("broken.json", '{"name": "broken", "parts": [{"op": "gemv", "shapes": [4]}]}')

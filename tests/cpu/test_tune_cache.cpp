@@ -13,6 +13,7 @@
 
 #include "core/dispatch.hpp"
 #include "core/tile_model.hpp"
+#include "core/tune_replay.hpp"
 #include "core/tune_select.hpp"
 #include "support/stand_in_device.hpp"
 #include "tilekit/tilekit.hpp"
@@ -1009,6 +1010,151 @@ TEST(ShippedTuneTables, NoneForAnUnknownDevice) {
   std::string made_on = "?";
   EXPECT_TRUE(shipped_tune_table(key, &made_on).empty());
   EXPECT_EQ(made_on, "");
+}
+
+// ---- the replay (`tilekit tune --replay`): auto's selection scored on a table's own entries ----
+
+// A CPU table's entry at size³ (NN, f32 unless `types` says otherwise) with candidates
+// {kernel: seconds}. Times of seconds, so that the 3 µs of launch the model does not scale are
+// lost in them, and kernels the model does not tile: their times carry alike between shapes,
+// and each entry's ratios stand wherever it is carried.
+TuneEntry replay_entry(int64_t size, std::vector<std::pair<std::string, double>> times,
+                       GemmTypes types = {}) {
+  TuneEntry e = entry_for(Buffers(size, size, size, types).p, times.front().first,
+                          times.front().second);
+  for (const auto& [kernel, seconds] : times) e.candidates.push_back({kernel, 0, seconds});
+  return e;
+}
+
+ReplayDevice cpu_replay_device() {
+  TuneDeviceKey key;
+  key.backend = "cpu";
+  ReplayDevice d;
+  EXPECT_TRUE(replay_device(key, 4800, &d));
+  return d;
+}
+
+// Two kernels, "fast" at half the time of "slow" at every shape: whichever entry is left out,
+// its neighbours choose "fast", its own fastest. "slow" ranks higher, so this is the tuned
+// choice's doing, not the ranking's; the tf32 entry is of another class and another type.
+TEST(TuneReplay, OneKernelFasterEverywhereIsChosenAtEveryEntry) {
+  KernelList<GemmKernel> list;
+  list.add(fake_kernel("fast", GemmTypes{}));
+  GemmKernel slow = fake_kernel("slow", GemmTypes{});
+  slow.info.auto_rank = 10;
+  list.add(slow);
+  const GemmTypes tf32{DType::kF32, DType::kF32, DType::kF32, Compute::kTF32};
+  list.add(fake_kernel("tf32", tf32));
+  std::vector<TuneEntry> entries;
+  for (int64_t size : {256, 512, 1024, 2048}) {
+    const double t = 1e-9 * static_cast<double>(size * size * size);
+    entries.push_back(replay_entry(size, {{"fast", t}, {"slow", 2 * t}}));
+  }
+  entries.push_back(replay_entry(1024, {{"tf32", 0.5}}, tf32));
+  const ReplayDevice d = cpu_replay_device();
+  const ReplayScores scores = replay_leave_one_out(entries, GemmTypes{}, list, d);
+  EXPECT_EQ(scores.unscored, 0u);
+  ASSERT_EQ(scores.ratios.size(), 4u);
+  for (double r : scores.ratios) EXPECT_DOUBLE_EQ(r, 1.0);
+  const ReplaySummary s = summarize_replay(scores.ratios);
+  EXPECT_EQ(s.shapes, 4u);
+  EXPECT_EQ(s.within_1_05, 4u);  // 100 % within 1.05x
+  EXPECT_EQ(s.above_1_3, 0u);
+  EXPECT_DOUBLE_EQ(s.geomean, 1.0);
+  // The tf32 entry alone in its class: nothing tuned to choose from, so the ranking's kernel,
+  // the one it measured.
+  EXPECT_EQ(replay_leave_one_out(entries, tf32, list, d).ratios, std::vector<double>{1.0});
+}
+
+// Worked by hand (tune_select.hpp's credit: over the neighbours that measured a choice,
+// w · (log 3 − log ratio), w = 1 / (distance + 0.1)³; a choice a neighbour did not measure gets
+// nothing from it). Entries at 256³ (fast 1, slow 2), 512³ (fast 8, slow 16), 1024³ (slow only):
+//  - 256³ left out: 512³ is 3 away, 1024³ 6. fast: w₃ log 3 = 0.0369; slow: w₃ (log 3 − log 2)
+//    + w₆ log 3 = 0.0136 + 0.0048. fast, its fastest: 1.
+//  - 512³ left out: both 3 away. fast: w₃ log 3; slow: w₃ (log 3 − log 2) + w₃ log 3, more.
+//    slow, at 16 against its fast 8: 2.
+//  - 1024³ left out: both neighbours rank fast first, which it did not measure: 3.
+// A TN entry alone in its class falls to the ranking (slow, ranked higher): 2. An entry naming
+// only a kernel this build lacks is left out, unscored.
+TEST(TuneReplay, ChoicesScoredAsMeasuredThereOrThreeTimesWhereNot) {
+  KernelList<GemmKernel> list;
+  list.add(fake_kernel("fast", GemmTypes{}));
+  GemmKernel slow = fake_kernel("slow", GemmTypes{});
+  slow.info.auto_rank = 10;
+  list.add(slow);
+  std::vector<TuneEntry> entries = {replay_entry(256, {{"fast", 1}, {"slow", 2}}),
+                                    replay_entry(512, {{"fast", 8}, {"slow", 16}}),
+                                    replay_entry(1024, {{"slow", 64}}),
+                                    replay_entry(2048, {{"gone", 1}})};
+  TuneEntry tn = replay_entry(512, {{"fast", 1}, {"slow", 2}});
+  tn.bucket.op_a = Op::kT;
+  entries.push_back(tn);
+  const ReplayScores scores = replay_leave_one_out(entries, GemmTypes{}, list, cpu_replay_device());
+  EXPECT_EQ(scores.unscored, 1u);
+  ASSERT_EQ(scores.ratios.size(), 4u);
+  EXPECT_NEAR(scores.ratios[0], 1.0, 1e-9);
+  EXPECT_NEAR(scores.ratios[1], 2.0, 1e-9);
+  EXPECT_EQ(scores.ratios[2], kReplayMissingRatio);
+  EXPECT_NEAR(scores.ratios[3], 2.0, 1e-9);
+  const ReplaySummary s = summarize_replay(scores.ratios);
+  EXPECT_EQ(s.within_1_05, 1u);
+  EXPECT_EQ(s.above_1_3, 3u);
+  EXPECT_NEAR(s.geomean, std::pow(1.0 * 2 * 3 * 2, 0.25), 1e-12);
+}
+
+// Shapes of an evaluation (`tune --evaluate --json` rows): chosen over the whole table and
+// scored by the row's medians.
+TEST(TuneReplay, EvaluationShapesAreChosenOverTheWholeTable) {
+  KernelList<GemmKernel> list;
+  list.add(fake_kernel("fast", GemmTypes{}));
+  list.add(fake_kernel("slow", GemmTypes{}));
+  const std::vector<TuneEntry> entries = {replay_entry(512, {{"fast", 1}, {"slow", 2}}),
+                                          replay_entry(1024, {{"fast", 8}, {"slow", 16}})};
+  ReplayShape chose_fast;
+  chose_fast.m = chose_fast.n = chose_fast.k = 700;
+  chose_fast.kernel_times = {{"slow", 0.5}, {"fast", 1.0}};  // the row disagrees with the table
+  ReplayShape fast_not_run = chose_fast;
+  fast_not_run.kernel_times = {{"slow", 1.0}};
+  ReplayShape nothing_here = chose_fast;
+  nothing_here.kernel_times = {{"gone", 1.0}};
+  const ReplayScores scores = replay_shapes(entries, {chose_fast, fast_not_run, nothing_here},
+                                            list, cpu_replay_device());
+  EXPECT_EQ(scores.ratios, (std::vector<double>{2.0, kReplayMissingRatio}));
+  EXPECT_EQ(scores.unscored, 1u);
+}
+
+// The problem asked about is of the entry's class whatever its sizes divide into, and a CUDA
+// table's device is its record: its SMs and compute capability, one block per SM.
+TEST(TuneReplay, ProblemsOfTheEntrysClassOnTheRecordsDevice) {
+  for (bool aligned : {true, false})
+    for (bool ld16 : {true, false})
+      for (int64_t size : {256, 1001}) {
+        TuneBucket b;
+        b.op_b = Op::kT;
+        b.aligned16 = aligned;
+        b.ld16 = ld16;
+        b.types = {DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16};
+        const GemmProblem p = replay_problem(b, size, size, size);
+        EXPECT_TRUE(class_of(p).same_class(b)) << p.describe() << " " << b.describe();
+        EXPECT_TRUE(validate(p)) << p.describe();
+      }
+  TuneDeviceKey key;
+  key.backend = "cuda";
+  key.name = "NVIDIA H200";
+  key.sm_count = 132;
+  key.compute_capability = 90;
+  ReplayDevice d;
+  ASSERT_TRUE(replay_device(key, 4800, &d));
+  ASSERT_NE(d.device_or_null(), nullptr);
+  EXPECT_EQ(d.ctx.backend, Backend::kCuda);
+  EXPECT_EQ(d.device.sm_version(), 90);
+  EXPECT_EQ(d.device.sm_count, 132);
+  const TileModelDevice m = d.model_device(tiled_kernel("any", 128, 128, 32));
+  EXPECT_EQ(m.sms, 132);
+  EXPECT_EQ(m.blocks_per_sm, 1);
+  EXPECT_DOUBLE_EQ(m.bytes_per_s, kStreamedDramShare * 4800e9);
+  key.backend = "tpu";
+  EXPECT_FALSE(replay_device(key, 4800, &d));
 }
 
 // The tuned step's cost per call, through the public selector (validate + context + lookup);

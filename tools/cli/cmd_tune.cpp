@@ -1,7 +1,10 @@
 // cmd_tune.cpp — `tilekit tune`: measure every own GEMM kernel per shape, keep the winners in the
-// device's tune cache (docs/tuning.md); `--show` prints the cache and what auto would choose.
+// device's tune cache (docs/tuning.md); `--show` prints the cache and what auto would choose;
+// `--evaluate` times auto against every own kernel; `--replay` scores auto's selection offline
+// on a table's own measurements.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -13,8 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "core/tune_replay.hpp"
 #include "gemm_bench.hpp"
 #include "report.hpp"
+#include "suite.hpp"
 #include "sweep_session.hpp"
 #include "tilekit/tune_cache.hpp"
 
@@ -37,6 +42,12 @@ struct TuneOptions {
   std::string kernels;  // globs: measure only these own kernels (empty: every own kernel)
   uint64_t seed = 20261122;
   BackendOptions backend;
+  // --replay: the table whose entries auto's selection is scored on (read, never written)
+  std::string replay;
+  std::string types;  // a or a:compute, comma-separated (empty: every type of the table)
+  std::vector<std::string> evaluate_json;  // `tune --evaluate --json` files scored too
+  double dram_gbps = 4800;  // the table's device's DRAM bandwidth (its record holds none)
+  bool gpu_occupancy = false;  // blocks per SM (and bandwidth) from GPU 0 instead
 };
 
 // One (types, ops) pass over the shapes.
@@ -755,6 +766,197 @@ int run_evaluate(const TuneOptions& o) {
   return failed ? kExitVerify : kExitOk;
 }
 
+
+// ---- --replay: auto's selection scored offline on a table's own measurements ----
+
+// --types: `a` or `a:compute`, comma-separated (f32, bf16, f32:tf32, f32:f32_3xtf32); `a` alone
+// is the mode `tune` gives those inputs (f32 for f32, bf16 for 16-bit ones). C is f32.
+Status parse_replay_types(const std::string& text, std::vector<GemmTypes>* out) {
+  std::vector<std::string> items;
+  TILEKIT_RETURN_IF_ERROR(split_list(text, "--types", &items));
+  for (const std::string& item : items) {
+    const size_t colon = item.find(':');
+    DType in;
+    TILEKIT_RETURN_IF_ERROR(parse_dtype(item.substr(0, colon), "--types", &in));
+    Compute c = in == DType::kF32 ? Compute::kF32 : Compute::kBF16;
+    if (colon != std::string::npos)
+      TILEKIT_RETURN_IF_ERROR(parse_compute(item.substr(colon + 1), "--types", &c));
+    const GemmTypes t{in, in, DType::kF32, c};
+    if (Status v = validate(t); !v)
+      return invalid_argument("--types: '" + item + "' is not a GEMM tilekit defines (" +
+                              v.message() + ")");
+    if (std::find(out->begin(), out->end(), t) == out->end()) out->push_back(t);
+  }
+  return Status::ok();
+}
+
+// The rows of a `tilekit tune --evaluate --json` file whose types are among `types` (the others
+// are counted in *other_types): each row's ops, shape and every kernel's sweep median.
+Status read_evaluation_rows(const std::string& path, const std::vector<GemmTypes>& types,
+                            std::vector<ReplayShape>* out, size_t* other_types) {
+  std::string text;
+  TILEKIT_RETURN_IF_ERROR(bench::read_text_file(path, "--evaluate-json: file", &text));
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](const std::string& why) {
+    return invalid_argument("--evaluate-json: " + path + ": " + why);
+  };
+  if (j.is_discarded()) return bad("not valid JSON (corrupt or truncated)");
+  if (!j.is_object() || !j.contains("rows") || !j["rows"].is_array())
+    return bad("not the JSON of `tilekit tune --evaluate --json` (no \"rows\" array)");
+  size_t number = 0;
+  for (const nlohmann::json& r : j["rows"]) {
+    const std::string row = "row " + std::to_string(++number) + ": ";
+    if (!r.is_object()) return bad(row + "not an object");
+    for (const char* field : {"m", "n", "k"})
+      if (!r.contains(field) || !r[field].is_number_integer() || r[field].get<int64_t>() < 1)
+        return bad(row + "\"" + field + "\" is missing or not a size");
+    if (!r.contains("ops") || !r["ops"].is_string()) return bad(row + "\"ops\" is missing");
+    const std::string ops = r["ops"].get<std::string>();
+    if (ops.size() != 2 || (ops[0] != 'N' && ops[0] != 'T') || (ops[1] != 'N' && ops[1] != 'T'))
+      return bad(row + "\"ops\" is '" + ops + "', not one of NN, NT, TN, TT");
+    if (!r.contains("types") || !r["types"].is_string()) return bad(row + "\"types\" is missing");
+    if (!r.contains("kernel_times_s") || !r["kernel_times_s"].is_object())
+      return bad(row + "\"kernel_times_s\" is missing or not an object");
+    ReplayShape s;
+    for (const auto& [kernel, seconds] : r["kernel_times_s"].items()) {
+      if (!seconds.is_number()) return bad(row + "the time of " + kernel + " is not a number");
+      s.kernel_times.emplace_back(kernel, seconds.get<double>());
+    }
+    const std::string tag = r["types"].get<std::string>();
+    const auto t = std::find_if(types.begin(), types.end(),
+                                [&](const GemmTypes& x) { return types_tag(x) == tag; });
+    if (t == types.end()) {
+      ++*other_types;
+      continue;
+    }
+    s.types = *t;
+    s.op_a = ops[0] == 'N' ? Op::kN : Op::kT;
+    s.op_b = ops[1] == 'N' ? Op::kN : Op::kT;
+    s.m = r["m"].get<int64_t>();
+    s.n = r["n"].get<int64_t>();
+    s.k = r["k"].get<int64_t>();
+    out->push_back(std::move(s));
+  }
+  return Status::ok();
+}
+
+// 4800, 4915.2: a bandwidth as the header line gives it.
+std::string number_text(double x) {
+  std::ostringstream o;
+  o << std::setprecision(5) << x;
+  return o.str();
+}
+
+// "f32 leave-one-out   256 shapes  within 1.05x  239 (93.4%)  above 1.3x   8  geomean 1.031"
+void print_replay_line(const std::string& label, const ReplayScores& scores, const char* what) {
+  const ReplaySummary s = summarize_replay(scores.ratios);
+  char line[256];
+  if (s.shapes == 0)
+    std::snprintf(line, sizeof line, "%-34s    0 shapes%s", label.c_str(),
+                  scores.unscored == 0 ? " (none of these types)" : "");
+  else
+    std::snprintf(line, sizeof line,
+                  "%-34s %4zu shapes  within 1.05x %4zu (%5.1f%%)  above 1.3x %3zu  geomean %.3f",
+                  label.c_str(), s.shapes, s.within_1_05,
+                  100.0 * static_cast<double>(s.within_1_05) / static_cast<double>(s.shapes),
+                  s.above_1_3, s.geomean);
+  std::cout << line;
+  if (scores.unscored > 0)
+    std::cout << "  (" << scores.unscored << " " << what << " of no kernel in this build left out)";
+  std::cout << "\n";
+}
+
+int run_replay(const TuneOptions& o) {
+  std::string text;
+  Status s = bench::read_text_file(o.replay, "--replay: tune table", &text);
+  if (!s) return fail(s);
+  TuneCache table;
+  if (!(s = parse_tune_cache(text, &table)))
+    return fail(invalid_argument("--replay: " + o.replay + ": " + s.message()));
+  std::vector<GemmTypes> types;
+  if (!o.types.empty()) {
+    if (!(s = parse_replay_types(o.types, &types))) return fail(s);
+  } else {
+    for (const TuneEntry& e : table.entries)
+      if (std::find(types.begin(), types.end(), e.bucket.types) == types.end())
+        types.push_back(e.bucket.types);
+  }
+  ReplayDevice device;
+  if (!(s = replay_device(table.key, o.dram_gbps, &device)))
+    return fail(invalid_argument("--replay: " + o.replay + ": " + s.message()));
+  std::string blocks = table.key.backend == "cpu"
+                           ? "the CPU backend's (the tile model's defaults, as auto has them there)"
+                           : std::to_string(table.key.sm_count) +
+                                 " SMs (the record's), 1 block per SM for every kernel (no GPU "
+                                 "occupancy), DRAM " + number_text(o.dram_gbps) +
+                                 " GB/s";
+  if (o.gpu_occupancy) {
+    DeviceInfo gpu;
+    if (table.key.backend != "cuda")
+      return fail(invalid_argument("--gpu-occupancy: " + o.replay + " is a CPU table"));
+    if (cuda_device_count() == 0 || !query_device(0, &gpu))
+      return fail(not_supported(std::string("--gpu-occupancy: no GPU") +
+                                (built_with_cuda() ? "" : " (a build without the CUDA backend)")));
+    if (gpu.sm_version() != table.key.compute_capability)
+      return fail(not_supported("--gpu-occupancy: GPU 0 (" + gpu.name + ") is sm_" +
+                                std::to_string(gpu.sm_version()) + ", the table's device sm_" +
+                                std::to_string(table.key.compute_capability)));
+    gpu.sm_count = table.key.sm_count;
+    auto seen = std::make_shared<std::map<const GemmKernel*, TileModelDevice>>();
+    device.model_device = [gpu, seen](const GemmKernel& k) {
+      auto it = seen->find(&k);
+      if (it == seen->end()) it = seen->emplace(&k, tile_model_device(k, &gpu)).first;
+      return it->second;
+    };
+    blocks = std::to_string(table.key.sm_count) + " SMs (the record's), blocks per SM and DRAM " +
+             number_text(gpu.peak_dram_gbps()) + " GB/s as the selector has them on " +
+             "GPU 0 (" + gpu.name + ")";
+  }
+  std::vector<ReplayShape> rows;
+  size_t other_types = 0;
+  for (const std::string& path : o.evaluate_json)
+    if (!(s = read_evaluation_rows(path, types, &rows, &other_types))) return fail(s);
+  // The table's candidates whose kernels this build lacks are left out, as auto leaves them.
+  const KernelList<GemmKernel>& list = Registry::instance().gemm;
+  size_t named = 0, registered = 0, entries = 0;
+  for (const TuneEntry& e : table.entries) {
+    if (std::find(types.begin(), types.end(), e.bucket.types) == types.end()) continue;
+    ++entries;
+    for (const TuneCandidate& c : e.candidates) {
+      ++named;
+      registered += list.find(c.kernel) != nullptr;
+    }
+  }
+  if (named > 0 && registered == 0)
+    return fail(not_supported(
+        "--replay: no kernel that " + o.replay + "'s entries name is registered in this build" +
+        (table.key.backend == "cuda" && !built_with_cuda()
+             ? " (a build without the CUDA backend has no CUDA kernel)"
+             : "")));
+  if (registered < named)
+    std::cerr << "tilekit: note: " << named - registered << " of " << named
+              << " candidates name kernels this build does not register; left out, as auto "
+                 "leaves them\n";
+  if (other_types > 0)
+    std::cerr << "tilekit: note: " << other_types
+              << " evaluation rows of other types than those replayed left out\n";
+  std::cout << "table: " << o.replay << ", " << entries << " of " << table.entries.size()
+            << " entries, made on " << table.key.describe() << " by build " << table.key.build
+            << "\nmodel: " << blocks << "\n";
+  for (const GemmTypes& t : types) {
+    const std::string tag = types_tag(t);
+    print_replay_line(tag + " leave-one-out", replay_leave_one_out(table.entries, t, list, device),
+                      "entries with times");
+    if (o.evaluate_json.empty()) continue;
+    std::vector<ReplayShape> of_type;
+    for (const ReplayShape& r : rows)
+      if (r.types == t) of_type.push_back(r);
+    print_replay_line(tag + " evaluation (sweep)",
+                      replay_shapes(table.entries, of_type, list, device), "rows with times");
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_tune_command(CLI::App& app, int* exit_code) {
@@ -791,6 +993,39 @@ void add_tune_command(CLI::App& app, int* exit_code) {
                   "join each shape's cache entry, the other kernels' stay (default: every own "
                   "kernel, and each shape's entry is replaced)")
       ->check(non_empty());
+  CLI::Option* replay = cmd->add_option(
+      "--replay", o->replay,
+      "write nothing: score auto's selection offline on this tune table (a cache or a shipped "
+      "table, read only) by leave-one-out: each entry chosen for by the selector's own code "
+      "from the other entries of its class, at its shape, scored against the fastest candidate it "
+      "measured (a choice it did not measure counts 3x). Prints per type: shapes, how many "
+      "within 1.05x of the fastest, how many above 1.3x, the geometric mean. The device is the "
+      "table's record: its SMs, and 1 block per SM for every kernel, as the selector counts "
+      "where a kernel's resources are not visible (no GPU): exact for kernels that fit one "
+      "block per SM (the sm90 family), not for the SIMT kernels, which fit several, so f32 "
+      "figures are indicative (--gpu-occupancy). Needs a build that registers the table's "
+      "kernels (a CUDA table: the CUDA backend; no GPU)")
+      ->check(non_empty());
+  cmd->add_option("--types", o->types,
+                  "--replay: the types to score, comma-separated: f32, bf16, f32:tf32, "
+                  "f32:f32_3xtf32 (a or a:compute; default: every type of the table)")
+      ->needs(replay)
+      ->check(non_empty());
+  cmd->add_option("--evaluate-json", o->evaluate_json,
+                  "--replay: also choose over the whole table at the shapes of these `tune "
+                  "--evaluate --json` files (taken as row-major, 16-byte aligned, least ld: the "
+                  "files do not record them) and score each by its row's sweep medians")
+      ->needs(replay);
+  cmd->add_option("--dram-gbps", o->dram_gbps,
+                  "--replay: the DRAM bandwidth of the table's device in GB/s, which its record "
+                  "lacks (the model streams split-K reductions at 3/4 of it)")
+      ->needs(replay)
+      ->check(positive())
+      ->capture_default_str();
+  cmd->add_flag("--gpu-occupancy", o->gpu_occupancy,
+                "--replay: blocks per SM and DRAM bandwidth as the selector has them on GPU 0 "
+                "(which must be of the table's compute capability), not 1 and --dram-gbps")
+      ->needs(replay);
   add_backend_options(cmd, &o->backend);
   cmd->callback([exit_code, o] {
     if (!o->kernels.empty() && (o->show || o->evaluate)) {
@@ -798,7 +1033,15 @@ void add_tune_command(CLI::App& app, int* exit_code) {
           fail(invalid_argument("--kernels: only for a tuning run, not with --show or --evaluate"));
       return;
     }
-    *exit_code = o->show ? run_show(*o) : o->evaluate ? run_evaluate(*o) : run_tune(*o);
+    if (!o->replay.empty() && (o->show || o->evaluate || !o->kernels.empty() || !o->json.empty())) {
+      *exit_code = fail(invalid_argument(
+          "--replay: scores a table offline; not with --show, --evaluate, --kernels or --json"));
+      return;
+    }
+    *exit_code = !o->replay.empty() ? run_replay(*o)
+                 : o->show          ? run_show(*o)
+                 : o->evaluate      ? run_evaluate(*o)
+                                    : run_tune(*o);
   });
 }
 
