@@ -233,8 +233,31 @@ using RasterOf = std::conditional_t<kInstances[I].scheduler == Scheduler::kTileR
                                     GroupedRaster<8>>;
 
 // "cp_async", "split_k", ...: the id's words for a row's mainloop and scheduler.
-const char* mainloop_name(Mainloop m);
-const char* scheduler_name(Scheduler s);
+constexpr const char* mainloop_name(Mainloop m) {
+  switch (m) {
+    case Mainloop::kThreadTiles:
+    case Mainloop::kWarpTiles: return "registers";
+    case Mainloop::kCpAsync: return "cp_async";
+    case Mainloop::kBranchFree: return "branch_free";
+    case Mainloop::kStraight: return "straight";
+    case Mainloop::kCrossTile: return "cross_tile";
+    case Mainloop::kPacked: return "packed";
+    case Mainloop::kSkinnyRows: return "skinny";
+  }
+  return "?";
+}
+
+constexpr const char* scheduler_name(Scheduler s) {
+  switch (s) {
+    case Scheduler::kTileRows: return "rows";
+    case Scheduler::kTileGroups: return "grouped";
+    case Scheduler::kSplitK: return "split_k";
+    case Scheduler::kStreamK: return "stream_k";
+    case Scheduler::kHybridStreamK: return "hybrid_stream_k";
+    case Scheduler::kOwn: return "";
+  }
+  return "?";
+}
 
 // The row's registry spec: id gemm.cuda.simt.f32.<tile>.<mainloop>[.swizzled].<scheduler>
 // (gemm.cuda.simt.f32.skinny_m8 for the skinny kernel), its former id as an alias, its rank.

@@ -7,32 +7,6 @@
 
 namespace tilekit::cuda::simt {
 
-const char* mainloop_name(Mainloop m) {
-  switch (m) {
-    case Mainloop::kThreadTiles:
-    case Mainloop::kWarpTiles: return "registers";
-    case Mainloop::kCpAsync: return "cp_async";
-    case Mainloop::kBranchFree: return "branch_free";
-    case Mainloop::kStraight: return "straight";
-    case Mainloop::kCrossTile: return "cross_tile";
-    case Mainloop::kPacked: return "packed";
-    case Mainloop::kSkinnyRows: return "skinny";
-  }
-  return "?";
-}
-
-const char* scheduler_name(Scheduler s) {
-  switch (s) {
-    case Scheduler::kTileRows: return "rows";
-    case Scheduler::kTileGroups: return "grouped";
-    case Scheduler::kSplitK: return "split_k";
-    case Scheduler::kStreamK: return "stream_k";
-    case Scheduler::kHybridStreamK: return "hybrid_stream_k";
-    case Scheduler::kOwn: return "";
-  }
-  return "?";
-}
-
 namespace {
 
 // The id the row's kernel had while the family was a ladder of steps; it resolves for one
