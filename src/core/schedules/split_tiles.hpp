@@ -14,11 +14,12 @@
 
 namespace tilekit {
 
-// Into how many equal k-pieces the split-tiles schedule cuts each of `tiles` tiles of `k_tiles` k-tiles on
-// `slots` SMs: as many as fill the SMs, each piece at least kMinKTilesPerPiece k-tiles long; 1
-// (tiles whole) where that is fewer than 2. Every piece's block publishes its partial tile, then
-// sums a 1/pieces share of the tile over all of them, so the fix-up does not grow with the
-// pieces as stream-K's does (stream_k_max_pieces). The plan, the refusal and the tile model ask here.
+// Into how many equal k-pieces the split-tiles schedule cuts each of `tiles` tiles of `k_tiles`
+// k-tiles on `slots` SMs: as many as fill the SMs, each piece at least kMinKTilesPerPiece
+// k-tiles long; 1 (tiles whole) where that is fewer than 2. Every piece's block publishes its
+// partial tile, then sums a 1/pieces share of the tile over all of them, so the fix-up does not
+// grow with the pieces as stream-K's does (stream_k_max_pieces). The plan, the refusal and the
+// tile model ask here.
 inline int split_tile_pieces(int slots, int64_t tiles, int k_tiles) {
   constexpr int kMinKTilesPerPiece = 4;
   if (tiles <= 0) return 1;

@@ -60,8 +60,8 @@ inline TileWalkPlan stream_k_tail_plan(int slots, int tiles, int k_tiles) {
   return TileWalkPlan{static_cast<int>(std::max<int64_t>(1, most)), tiles - streamed, iters};
 }
 
-// The SIMT hybrid scheduler: the whole rounds go to a kernel of one block per tile, and what is left is streamed.
-// A partial round that fills at least half the slots is streamed alone: each block then takes
+// The SIMT hybrid scheduler: the whole rounds go to a kernel of one block per tile, and what is
+// left is streamed. A partial round that fills at least half the slots is streamed alone: each block then takes
 // half a tile's k-tiles or more, so no tile is cut more than three ways. A thinner one is
 // streamed with the last full round (stream_k_tail_plan), lest its few tiles be cut among many
 // blocks, each adding the partial tiles of the next in turn. A partial round that fills at

@@ -32,8 +32,8 @@ enum class Mainloop {
   kCpAsync,      // a cp.async ring, edge chunks on branches (mainloop_cp_async.cuh)
   kBranchFree,   // the ring with branch-free edge loads (loads_branch_free.cuh)
   kStraight,     // the ring's loop as one basic block (mainloop_straight.cuh)
-  kCrossTile,    // the straight loop with the barrier inside the last k-step (mainloop_cross_tile.cuh)
-  kPacked,       // operands packed into whole-chunk k rows, then the cross-tile loop (mainloop_packed.cuh)
+  kCrossTile,    // the straight loop, barrier in the last k-step (mainloop_cross_tile.cuh)
+  kPacked,       // operands packed as whole-chunk k rows, then cross-tile (mainloop_packed.cuh)
   kSkinnyRows,   // m <= 8: B streamed through registers, k sliced (skinny.cu)
 };
 enum class SharedLayout { kPadded, kSwizzled };  // shared_layouts.cuh
@@ -117,7 +117,8 @@ constexpr TileShape kW256x128x8 = block_tile(256, 128, 8).with_warps(4, 2, 4).wi
 // ---- the bases: what each former ladder step turned on (docs/ladder.md walks them) ----
 constexpr Instance kThreadTiles =
     base("06_vectorized", 6, Mainloop::kThreadTiles, Scheduler::kTileRows);
-constexpr Instance kWarpTiles = base("07_warp_tiled", 7, Mainloop::kWarpTiles, Scheduler::kTileRows);
+constexpr Instance kWarpTiles =
+    base("07_warp_tiled", 7, Mainloop::kWarpTiles, Scheduler::kTileRows);
 constexpr Instance kCpAsync = base("08_cp_async", 8, Mainloop::kCpAsync, Scheduler::kTileRows);
 constexpr Instance kCpAsyncLayouts =
     base("09_swizzle_raster", 9, Mainloop::kCpAsync, Scheduler::kTileRows);
@@ -125,7 +126,8 @@ constexpr Instance kCpAsyncSplitK = base("10_split_k", 10, Mainloop::kCpAsync, S
 constexpr Instance kSkinny = base("11_skinny", 11, Mainloop::kSkinnyRows, Scheduler::kOwn);
 constexpr Instance kBranchFree =
     base("12_branch_free", 12, Mainloop::kBranchFree, Scheduler::kTileRows);
-constexpr Instance kStraight = base("13_straight_loop", 13, Mainloop::kStraight, Scheduler::kSplitK);
+constexpr Instance kStraight =
+    base("13_straight_loop", 13, Mainloop::kStraight, Scheduler::kSplitK);
 constexpr Instance kCrossTile = base("14_cross_tile", 14, Mainloop::kCrossTile, Scheduler::kSplitK);
 constexpr Instance kPacked = base("15_packed", 15, Mainloop::kPacked, Scheduler::kSplitK);
 constexpr Instance kPackedStreamK = base("16_stream_k", 16, Mainloop::kPacked, Scheduler::kStreamK);
@@ -150,7 +152,8 @@ constexpr Instance kInstances[] = {
     kCpAsync.tile(kW128x256x8).ring(4, 1).rank(12),
     kCpAsyncLayouts.tile(kW128x256x8).ring(2, 1).scheduled(Scheduler::kTileGroups).rank(16),
     kCpAsyncLayouts.tile(kW128x256x8).ring(2, 1).swizzled().rank(15),
-    kCpAsyncLayouts.tile(kW128x256x8).ring(2, 1).swizzled().scheduled(Scheduler::kTileGroups).rank(15),
+    kCpAsyncLayouts.tile(kW128x256x8).ring(2, 1).swizzled().scheduled(Scheduler::kTileGroups)
+        .rank(15),
     // 16-deep k-tiles: half the barriers and stage switches per FFMA of the 8-deep ones; the
     // 128×128×16 tile leads or ties at more shapes than any other.
     kCpAsyncSplitK.tile(kW128x128x16).ring(3, 2).rank(18),
@@ -193,7 +196,8 @@ constexpr bool compatible(const Instance& r) {
   const bool skinny = r.mainloop == Mainloop::kSkinnyRows;
   const bool tiling_ok = skinny || (r.mainloop == Mainloop::kThreadTiles) != r.shape.warp_tiled();
   // The ring mainloops need two stages; the register ones have one buffer.
-  const bool stages_ok = skinny || (is_ring(r.mainloop) ? r.shape.stages >= 2 : r.shape.stages == 1);
+  const bool stages_ok =
+      skinny || (is_ring(r.mainloop) ? r.shape.stages >= 2 : r.shape.stages == 1);
   // Only the edge-branch ring was built with the swizzled layout (it measured slower there).
   const bool layout_ok = r.layout == SharedLayout::kPadded || r.mainloop == Mainloop::kCpAsync;
   bool scheduler_ok = false;
@@ -203,7 +207,9 @@ constexpr bool compatible(const Instance& r) {
     case Scheduler::kTileRows: scheduler_ok = !skinny && r.mainloop != Mainloop::kPacked; break;
     case Scheduler::kTileGroups: scheduler_ok = r.mainloop == Mainloop::kCpAsync; break;
     // The straight and cross-tile loops read their k range from split-K's arguments.
-    case Scheduler::kSplitK: scheduler_ok = is_ring(r.mainloop) && r.mainloop != Mainloop::kBranchFree; break;
+    case Scheduler::kSplitK:
+      scheduler_ok = is_ring(r.mainloop) && r.mainloop != Mainloop::kBranchFree;
+      break;
     // The stream-K walk runs the cross-tile loop on packed operands.
     case Scheduler::kStreamK:
     case Scheduler::kHybridStreamK: scheduler_ok = r.mainloop == Mainloop::kPacked; break;
