@@ -1,5 +1,5 @@
-// instances_registers.cu — the register-staged rows of the instance table (instances.cuh), the
-// rows' names, and the family's registration in table order.
+// instances_registers.cu — the register-staged rows of the instance table (instances.cuh), every
+// row's registry spec (id, former id, rank), and the family's registration in table order.
 #include <algorithm>
 
 #include "cuda/gemm/simt/instances.cuh"
@@ -10,7 +10,8 @@ namespace tilekit::cuda::simt {
 namespace {
 
 // The id the row's kernel had while the family was a ladder of steps; it resolves for one
-// release (Registry aliases), then goes with this function.
+// release (Registry aliases), then goes with this function. Former step 09 named its layout and
+// tile order at the end of the id, step 10 its split-K.
 std::string former_id(const Instance& row) {
   const std::string stem = std::string("gemm.cuda.") + row.former_name + ".f32";
   if (row.mainloop == Mainloop::kSkinnyRows) return stem;
