@@ -260,6 +260,18 @@ TEST(TileSchedules, EveryTagNamesItsModule) {
     EXPECT_TRUE(names.insert(schedule_name(t)).second) << schedule_name(t);
 }
 
+// The half-tail schedule streams exactly where its last round is not empty and at most half full,
+// on an even and an odd count of slots.
+TEST(TileSchedules, HalfTailStreamsOnlyAThinLastRound) {
+  for (int slots : {132, 133})
+    for (int tiles = 1; tiles <= 3 * slots; ++tiles) {
+      const int tail = tiles % slots;
+      EXPECT_EQ(StreamKHalfTailSchedule::plan(slots, tiles, 64).stream_k(),
+                tail != 0 && 2 * tail <= slots)
+          << tiles << " tiles on " << slots;
+    }
+}
+
 // A module's plan and its refusal agree: split tiles refuses exactly the shapes it would run whole.
 TEST(TileSchedules, SplitTilesRefusesWhatItsPlanRunsWhole) {
   for (int tiles : {1, 3, 9, 16, 66, 100, 512})
