@@ -206,6 +206,21 @@ using InstanceSchedule =
     KernelSchedule<SchedulerType<kInstances[I].scheduler>, kInstances[I].consumers,
                    kInstances[I].epilogue, kInstances[I].cluster_m, kInstances[I].group_rows, Unit>;
 
+// The id's word for a row's scheduler and epilogue (instance_words).
+constexpr const char* scheduler_word(TileScheduler s) {
+  switch (s) {
+    case TileScheduler::kTilePerBlock: return "tile_per_block";
+    case TileScheduler::kPersistent: return "persistent";
+    case TileScheduler::kStreamKTail: return "stream_k";
+    case TileScheduler::kStreamKHalfTail: return "stream_k_half";
+    case TileScheduler::kSplitTiles: return "split_tiles";
+  }
+  return "?";
+}
+constexpr const char* epilogue_word(Epilogue e) {
+  return e == Epilogue::kTmaStore ? "tma_store" : "direct_store";
+}
+
 // ---- compiling a unit's rows ----
 
 // The id's words after the tile, "[.a_regs].<coop|ping_pong>.<scheduler>.<direct_store|tma_store>

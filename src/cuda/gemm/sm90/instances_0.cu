@@ -13,14 +13,8 @@ void make_instances_0(std::vector<IndexedEntry>* out) { make_unit_instances<0, U
 std::string instance_words(const Instance& row) {
   std::string w = row.operands == Operands::kTf32ARegisters ? ".a_regs" : "";
   w += row.consumers == Consumers::kPingPong ? ".ping_pong" : ".coop";
-  switch (row.scheduler) {
-    case TileScheduler::kTilePerBlock: w += ".tile_per_block"; break;
-    case TileScheduler::kPersistent: w += ".persistent"; break;
-    case TileScheduler::kStreamKTail: w += ".stream_k"; break;
-    case TileScheduler::kStreamKHalfTail: w += ".stream_k_half"; break;
-    case TileScheduler::kSplitTiles: w += ".split_tiles"; break;
-  }
-  w += row.epilogue == Epilogue::kTmaStore ? ".tma_store" : ".direct_store";
+  w += std::string(".") + scheduler_word(row.scheduler);
+  w += std::string(".") + epilogue_word(row.epilogue);
   if (row.cluster_m > 1) w += ".cluster" + std::to_string(row.cluster_m) + "x1";
   return w;
 }
