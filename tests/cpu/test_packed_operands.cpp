@@ -1,4 +1,4 @@
-// Ladder steps 15 and 16's packing plan (src/cuda/gemm/simt/packed_operands.cuh): which
+// The packed mainloop's packing plan (src/cuda/gemm/simt/packed_operands.cuh): which
 // operands are copied into whole-chunk k rows and how much workspace that takes. Host code of the
 // CUDA build, so these tests exist where the CUDA backend is built (CI builds it, without a GPU).
 #include <gtest/gtest.h>

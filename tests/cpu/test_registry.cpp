@@ -113,7 +113,7 @@ TEST(Registry, TileDescriptionsAreStructured) {
   }
 }
 
-// The tuner measures a split only where the kernel runs it as asked: step 10's kernels clamp to
+// The tuner measures a split only where the kernel runs it as asked: the split_k kernels clamp to
 // 64 slices, so 128 would run 64 again.
 TEST(Registry, RunsSplitAsAskedUpToTheKernelsMaximum) {
   KernelInfo fixed;  // split_k 0: takes no run-time split
@@ -129,7 +129,7 @@ TEST(Registry, RunsSplitAsAskedUpToTheKernelsMaximum) {
   EXPECT_TRUE(runs_split_as_asked(open, 128));
 }
 
-// Every kernel that takes a run-time split and clamps it says where (split-K steps: 64).
+// Every kernel that takes a run-time split and clamps it says where (simt split_k kernels: 64).
 TEST(Registry, SplitKStepsDeclareTheirMaximumSplit) {
   for (const auto& k : Registry::instance().gemm_kernels()) {
     const std::string& id = k.info.id;

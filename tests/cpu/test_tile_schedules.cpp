@@ -91,9 +91,9 @@ TEST(TileWalkPlan, StreamKMaxPiecesIsTheSquareRootOfAQuarterOfTheKTiles) {
   }
 }
 
-// Sm90 step 10: fewer tiles than slots are cut into equal pieces of at least 4 k-tiles, as many
-// as fill the slots; the pieces of a tile cover its k-tiles once, in order; with too few k-tiles
-// or too many tiles, the persistent walk.
+// The sm90 split_tiles kernels' plan: fewer tiles than slots are cut into equal pieces of at least
+// 4 k-tiles, as many as fill the slots; the pieces of a tile cover its k-tiles once, in order; with
+// too few k-tiles or too many tiles, the persistent walk.
 TEST(TileWalkPlan, SplitTilesCutsFewTilesIntoEqualPiecesThatFillTheSlots) {
   const TileWalkPlan deep = split_tiles_plan(132, 1, 469);  // 100×100×30000 bf16, 128×128×64
   EXPECT_EQ(deep.split_pieces, 117);                        // ⌊469 / 4⌋, below 132
@@ -130,8 +130,8 @@ TEST(TileWalkPlan, SplitTilesCutsFewTilesIntoEqualPiecesThatFillTheSlots) {
   }
 }
 
-// Step 17 at 4096² with 128×256 tiles on 132 slots: three rounds run whole, and the partial round's
-// 116 tiles (more than half the slots) are streamed alone.
+// The hybrid_stream_k plan at 4096² with 128×256 tiles on 132 slots: three rounds run whole, and
+// the partial round's 116 tiles (more than half the slots) are streamed alone.
 TEST(TileWalkPlan, HybridStreamsAFullEnoughPartialRoundAlone) {
   const TileWalkPlan p = hybrid_plan(132, 512, 512);
   EXPECT_EQ(p.blocks, 132);
@@ -140,8 +140,8 @@ TEST(TileWalkPlan, HybridStreamsAFullEnoughPartialRoundAlone) {
   EXPECT_GE(p.stream_k_iters / p.blocks, 512 / 2);  // half a tile a block or more
 }
 
-// A thin partial round (10 of 132 slots) goes with the last full round, as in step 16; no
-// partial round, one k-tile, or fewer tiles than slots: as stream_k_tail_plan.
+// A thin partial round (10 of 132 slots) goes with the last full round, as in the simt stream_k
+// kernels; no partial round, one k-tile, or fewer tiles than slots: as stream_k_tail_plan.
 TEST(TileWalkPlan, HybridStreamsAThinPartialRoundWithTheLastFullRound) {
   const TileWalkPlan thin = hybrid_plan(132, 406, 512);
   EXPECT_EQ(thin.whole_tiles, 264);

@@ -877,8 +877,8 @@ TEST(TileModel, DivisorIsIntegerDivision) {
   EXPECT_EQ(Divisor(0).value(), 1);  // a missing count divides as 1, as the model's max(1, ·)
 }
 
-// Step 10's own split and the model's agree (one function), and the model charges a split's
-// reduction pass: 64 tiles of 64×64 with 4 blocks an SM take 8 slices at 512×512×4096.
+// The split_k kernels' own split and the model's agree (one function), and the model charges a
+// split's reduction pass: 64 tiles of 64×64 with 4 blocks an SM take 8 slices at 512×512×4096.
 TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {
   EXPECT_EQ(default_k_slices(512, 512, 4096, 64, 64, 16, 132 * 4), 8);
   EXPECT_EQ(default_k_slices(4096, 4096, 4096, 64, 64, 16, 132 * 4), 1);  // the tiles fill it
@@ -950,8 +950,8 @@ TEST(TileModel, StreamKHalfTailStreamsOnlyAShortLastRound) {
   EXPECT_FALSE(is_stream_k(TileSchedule::kPersistent));
 }
 
-// Sm90 step 10 as its plan runs it (split_tiles_plan): with few tiles, one piece of the k-tiles
-// and the shared sum; else persistent rounds.
+// The sm90 split_tiles kernels as their plan runs them (split_tiles_plan): with few tiles, one
+// piece of the k-tiles and the shared sum; else persistent rounds.
 TEST(TileModel, SplitTilesCountsOnePieceAndTheSum) {
   TileDesc t;
   t.block_m = 128;
@@ -963,7 +963,7 @@ TEST(TileModel, SplitTilesCountsOnePieceAndTheSum) {
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 100, 100, 30000, d).busiest_sm_work, 5 + kSplitTilesSum);
   // 16 tiles of 128: 8 pieces of 16.
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 512, 512, 8192, d).busiest_sm_work, 16 + kSplitTilesSum);
-  // 1024 tiles: persistent rounds, as step 07's walk.
+  // 1024 tiles: persistent rounds, as the persistent.tma_store kernels' walk.
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work, 8 * 64);
   EXPECT_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).reduction_s, 0);
   EXPECT_FALSE(is_stream_k(TileSchedule::kSplitTiles));
@@ -1158,7 +1158,7 @@ TEST(TuneReplay, ProblemsOfTheEntrysClassOnTheRecordsDevice) {
 }
 
 // The tuned step's cost per call, through the public selector (validate + context + lookup);
-// the target is 2 µs. The bound here is looser, for sanitizer and debug builds.
+// the target is 2 µs. The bound here is looser, for sanitizer and debug builds.
 TEST_F(TuneCacheTest, SelectionCostPerCall) {
   std::vector<TuneEntry> entries;
   for (int m = 4; m <= 14; ++m)
@@ -1214,7 +1214,7 @@ TEST_F(TuneCacheTest, SelectionCostPerCall) {
 // either way), through pick_tuned, at 16 shapes NT near 2200³ (as
 // TuneGpu.SelectionCostWithTheShippedTable on the GPU); each must get a choice. Timed and
 // printed, not asserted: the GPU test and
-// `tilekit tune --evaluate` report the figure for the target; this one is for work on
+// `tilekit tune --evaluate` report the figure for the target above; this one is for work on
 // the search where there is no GPU.
 TEST(PickTuned, SearchCostOverTheShippedH200Table) {
   TuneDeviceKey key;

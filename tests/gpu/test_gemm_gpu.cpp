@@ -87,8 +87,8 @@ std::vector<GemmCase> cases() {
         odd->ld_pad = 5;
         odd->misalign = 1;
       }
-  // Sizes that are multiples of 4 with 16-byte-aligned leading dimensions, edges inside every
-  // tile: the float4 / 16-byte cp.async paths of steps 06+ with all ops and both layouts.
+  // Sizes that are multiples of 4 with 16-byte-aligned leading dimensions, edges inside every tile:
+  // the simt kernels' float4 / 16-byte cp.async paths with all ops and both layouts.
   for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
     for (Op op_a : {Op::kN, Op::kT})
       for (Op op_b : {Op::kN, Op::kT}) {
@@ -100,7 +100,7 @@ std::vector<GemmCase> cases() {
         c->beta = -0.5f;
         c->ld_pad = 4;
       }
-  // Few C tiles and a long k: split-K (step 10) slices k; odd and aligned variants.
+  // Few C tiles and a long k: the split_k kernels slice k; odd and aligned variants.
   for (Op op : {Op::kN, Op::kT}) {
     GemmCase* c = add(36, 44, 4100);
     c->op_a = op;
@@ -262,12 +262,13 @@ TEST(CudaGemm, AlphaZeroOnlyScalesCOnTheDevice) {
   }
 }
 
-// An operand spanning more than 2^31 − 1 elements (a 65536² FP32 matrix does) is beyond the
-// SIMT kernels' 32-bit offsets: the pipelined steps (08, 09, 12) run such a problem in pieces
-// (for_each_32bit_piece), the others refuse it with the reason. Here A has a huge leading
-// dimension, so a few rows span 2^31 elements while the problem stays small: as m × k (C's rows
-// in pieces) and stored transposed (k in slices, later slices adding into C with beta = 1).
-// Small integers, so the pieces' sums are exact and must equal the reference bit for bit.
+// An operand spanning more than 2^31 − 1 elements (a 65536² FP32 matrix does) is beyond the SIMT
+// kernels' 32-bit offsets: the cp_async and branch_free kernels on whole k (.rows, .grouped) run
+// such a problem in pieces (for_each_32bit_piece), the others refuse it with the reason. Here A has
+// a huge leading dimension, so a few rows span 2^31 elements while the problem stays small: as
+// m × k (C's rows in pieces) and stored transposed (k in slices, later slices adding into C with
+// beta = 1). Small integers, so the pieces' sums are exact and must equal the reference bit for
+// bit.
 TEST(CudaGemm, OperandsPast32BitOffsetsRunInPieces) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   const int64_t lda = (int64_t{1} << 29) + 8;  // 4 rows span 2^31 + 32 + a few elements
@@ -336,7 +337,7 @@ TEST(CudaGemm, OperandsPast32BitOffsetsRunInPieces) {
       ++pieced;
     }
   }
-  EXPECT_GE(pieced, 2 * 12) << "steps 08, 09 and 12 register at least 12 FP32 kernels";
+  EXPECT_GE(pieced, 2 * 12) << "cp_async and branch_free .rows/.grouped: at least 12 FP32 kernels";
 }
 
 // A and B of `p` (its shape, lds and input types): uniform random values from `seed` and
@@ -408,17 +409,17 @@ TEST(CudaGemm, SplitKIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   EXPECT_GT(expect_bit_identical_runs(".cp_async.split_k", DType::kF32, 64, 200, 8191), 0)
       << "no split-K kernel registered";
-  // Steps 13 and 14 on their own loops (both operands in whole 16-byte chunks) and on their
-  // fallback; step 15 copies A (K-major here) and reads B in place in both.
+  // The straight and cross_tile kernels on their own loops (both operands in whole 16-byte chunks)
+  // and on their fallback; the packed ones copy A (K-major here) and read B in place in both.
   for (const char* step : {".straight.split_k", ".cross_tile.split_k", ".packed.split_k"}) {
     EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8192), 0) << step;
     EXPECT_GT(expect_bit_identical_runs(step, DType::kF32, 64, 200, 8191), 0) << step;
   }
 }
 
-// Step 16 cuts the last rounds' tiles between blocks, and the block finishing a tile adds the
-// others' partial tiles nearest first: the same bits every run. Few tiles with a long k (every
-// block holds a piece of some tile), and more tiles than blocks with a short k.
+// The packed.stream_k kernels cut the last rounds' tiles between blocks, and the block finishing a
+// tile adds the others' partial tiles nearest first: the same bits every run. Few tiles with a long
+// k (every block holds a piece of some tile), and more tiles than blocks with a short k.
 TEST(CudaGemm, LadderStreamKIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   EXPECT_GT(expect_bit_identical_runs(".packed.stream_k", DType::kF32, 300, 500, 8191), 0);
@@ -450,24 +451,25 @@ int expect_correct_at(const std::string& id_part,
   return tested;
 }
 
-// Step 17 runs the whole rounds in one kernel and streams the rest in a second that may overlap
-// it. 2048×3840 has 240 tiles of 128×256 on the H200's 132 slots (or 480 of 128×128 on 264): its
-// partial round is streamed alone; 4097² (561 and 1089 tiles) has a thin one, streamed with the
-// last full round. Correct against the reference, and the same bits every run.
+// The packed.hybrid_stream_k kernels run the whole rounds in one kernel and stream the rest in a
+// second that may overlap it. 2048×3840 has 240 tiles of 128×256 on the H200's 132 slots (or 480 of
+// 128×128 on 264): its partial round is streamed alone; 4097² (561 and 1089 tiles) has a thin one,
+// streamed with the last full round. Correct against the reference, and the same bits every run.
 TEST(CudaGemm, LadderHybridStreamKIsCorrectAndBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   EXPECT_GT(expect_correct_at(".packed.hybrid_stream_k", {{2048, 3840, 520}, {4097, 4097, 520}}), 0)
-      << "no step-17 kernel registered";
+      << "no packed.hybrid_stream_k kernel registered";
   EXPECT_GT(expect_bit_identical_runs(".packed.hybrid_stream_k", DType::kF32, 2048, 3840, 520), 0);
   EXPECT_GT(expect_bit_identical_runs(".packed.hybrid_stream_k", DType::kF32, 4097, 4097, 520), 0);
 }
 
-// Context::sm_limit shrinks the slots steps 16 and 17 plan for, so small problems take every path
-// the large ones do. 300×700 is 9 tiles of 128×256 (one block an SM) or 18 of 128×128 (two): on
-// 2, 4 and 5 SMs step 17 streams a partial round alone (9 on 2 and 5 slots, 18 on 4 and 10) or a
-// thin one with the last full round (9 on 4, 18 on 8), and step 16 streams 18 tiles on 4, 8 and
-// 10 slots. On 20 SMs, 2432×256 is 19 tiles of 128×256 on 20 slots (38 of 128×128 on 40): a
-// partial round that fills 95% of them, which step 17 runs whole. Small enough for the sanitizers.
+// Context::sm_limit shrinks the slots the packed.stream_k and packed.hybrid_stream_k kernels plan
+// for, so small problems take every path the large ones do. 300×700 is 9 tiles of 128×256 (one
+// block an SM) or 18 of 128×128 (two): on 2, 4 and 5 SMs hybrid_stream_k streams a partial round
+// alone (9 on 2 and 5 slots, 18 on 4 and 10) or a thin one with the last full round (9 on 4, 18 on
+// 8), and stream_k streams 18 tiles on 4, 8 and 10 slots. On 20 SMs, 2432×256 is 19 tiles of
+// 128×256 on 20 slots (38 of 128×128 on 40): a partial round that fills 95% of them, which
+// hybrid_stream_k runs whole. Small enough for the sanitizers.
 TEST(CudaGemm, LadderStreamKIsCorrectUnderAnSmLimit) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   int tested = 0;
@@ -495,13 +497,13 @@ TEST(CudaGemm, LadderStreamKIsCorrectUnderAnSmLimit) {
           << r.message();
     }
   }
-  EXPECT_GT(tested, 0) << "no step-16 or step-17 kernel registered";
+  EXPECT_GT(tested, 0) << "no packed.stream_k or packed.hybrid_stream_k kernel registered";
 }
 
-// Step 10 sums its planes four columns a thread where C's rows allow (n and ldc multiples of 4, C
-// 16-byte aligned) and one element a thread elsewhere. Both add in plane order and round alike:
-// the same problem with C one float off that alignment gives the same bits (beta != 0, so C is
-// read too).
+// The simt split_k kernels sum their planes four columns a thread where C's rows allow (n and ldc
+// multiples of 4, C 16-byte aligned) and one element a thread elsewhere. Both add in plane order
+// and round alike: the same problem with C one float off that alignment gives the same bits
+// (beta != 0, so C is read too).
 TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   GemmProblem p;
@@ -547,7 +549,7 @@ TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
   EXPECT_GT(tested, 0) << "no split-K kernel registered";
 }
 
-// Step 11's slices meet in the kernel: whichever block arrives last, it adds them in slice order.
+// skinny_m8's slices meet in the kernel: whichever block arrives last adds them in slice order.
 TEST(CudaGemm, SkinnyIsBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   EXPECT_GT(expect_bit_identical_runs("simt.f32.skinny_m8", DType::kF32, 5, 300, 8191), 0);
@@ -573,10 +575,10 @@ TEST_P(RunTimeSplitK, IsCorrectForAnyCount) {
   if (kernel == nullptr) GTEST_SKIP() << "this build registers no CUDA kernel that takes a split";
   int tested = 0;
   for (int split : {1, 2, 3, 16, 100000}) {
-    // A few rows (the skinny kernel's shape) and a tile-sized block, both with a long odd k;
-    // rows of C not a multiple of 4 floats (step 10's sum then takes one element a thread),
-    // over several tiles with a partial one at each edge; and the same with every size a
-    // multiple of 4 (steps 13 and 14's own loops) and a partial k-tile.
+    // A few rows (the skinny kernel's shape) and a tile-sized block, both with a long odd k; rows
+    // of C not a multiple of 4 floats (the split_k sum then takes one element a thread), over
+    // several tiles with a partial one at each edge; and the same with every size a multiple of 4
+    // (the straight and cross_tile kernels' own loops) and a partial k-tile.
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 300, 2001}, {64, 200, 8191},
                            {130, 263, 999}, {132, 260, 1000}}) {
       GemmCase c;
@@ -610,7 +612,8 @@ TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs(".coop.stream_k.direct_store", DType::kF16, 2100, 2100, 256), 0);
   EXPECT_GT(expect_bit_identical_runs(".coop.stream_k.direct_store", DType::kF32, 1000, 1000, 2048, Compute::kF32x3TF32), 0);
   EXPECT_GT(expect_bit_identical_runs(".coop.stream_k.direct_store", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
-  // Step 07's stream-K walk, storing C through TMA (n % 4 = 0) and through its warps (n odd).
+  // The stream_k_half.tma_store kernels' walk, storing C through TMA (n % 4 = 0) and through its
+  // warps (n odd).
   EXPECT_GT(expect_bit_identical_runs(".coop.stream_k_half.tma_store", DType::kBF16, 1000, 1000, 4096), 0);
   EXPECT_GT(expect_bit_identical_runs(".coop.stream_k_half.tma_store", DType::kF16, 2101, 2101, 256), 0);
   EXPECT_GT(expect_bit_identical_runs(".coop.stream_k_half.tma_store", DType::kF32, 1001, 1001, 2048,
@@ -618,26 +621,26 @@ TEST(CudaGemm, StreamKIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs(".coop.stream_k_half.tma_store", DType::kF32, 2100, 2100, 256, Compute::kTF32), 0);
 }
 
-// Sm90 step 10: few tiles, each cut into equal pieces whose blocks sum shares of it. One tile of
-// 469 (bf16) or 938 (tf32) k-tiles in 117 or 132 pieces; 9 tiles in 14 pieces each with n odd
-// (C stored element by element either way); 16 tiles of 3xTF32 in 8 pieces; beta read on the
-// way. Correct, and the same bits every run.
+// The sm90 coop.split_tiles kernels: few tiles, each cut into equal pieces whose blocks sum shares
+// of it. One tile of 469 (bf16) or 938 (tf32) k-tiles in 117 or 132 pieces; 9 tiles in 14 pieces
+// each with n odd (C stored element by element either way); 16 tiles of 3xTF32 in 8 pieces; beta
+// read on the way. Correct, and the same bits every run.
 TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
   DeviceInfo d;
   if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
   EXPECT_GT(expect_correct_at(".coop.split_tiles.",
                               {{100, 100, 30000}, {257, 257, 8193}, {512, 512, 8192}}), 0)
-      << "no step-10 kernel registered";
+      << "no coop.split_tiles kernel registered";
   EXPECT_GT(expect_bit_identical_runs(".coop.split_tiles.", DType::kBF16, 100, 100, 30000), 0);
   EXPECT_GT(expect_bit_identical_runs(".coop.split_tiles.", DType::kF32, 257, 257, 8193, Compute::kTF32), 0);
   EXPECT_GT(expect_bit_identical_runs(".coop.split_tiles.", DType::kF32, 512, 512, 8192,
                                       Compute::kF32x3TF32), 0);
 }
 
-// Step 10 refuses shapes whose tiles it would not cut (fewer than 2 k-pieces each): there it
-// would be a twin of a persistent step. Host code only (can_implement), so it runs without a GPU:
-// with no device given, the H200's 132 SMs.
+// The sm90 split_tiles kernels refuse shapes whose tiles they would not cut (fewer than 2 k-pieces
+// each): there they would be twins of the persistent kernels. Host code only (can_implement), so it
+// runs without a GPU: with no device given, the H200's 132 SMs.
 TEST(CudaGemm, SplitTilesRefusesTheShapesItWouldRunWhole) {
   int checked = 0;
   for (const GemmKernel* kernel : cuda_kernels()) {
@@ -661,7 +664,7 @@ TEST(CudaGemm, SplitTilesRefusesTheShapesItWouldRunWhole) {
       ++checked;
     }
   }
-  if (checked == 0) GTEST_SKIP() << "this build registers no sm90 step-10 kernel";
+  if (checked == 0) GTEST_SKIP() << "this build registers no sm90 coop.split_tiles kernel";
 }
 
 // Context::sm_limit (the multi-GPU GEMM leaves SMs to NCCL with it) makes the sm90 kernels plan

@@ -89,10 +89,10 @@ std::vector<float> one_gpu(const HostCase& h, const std::string& kernel, bool* r
 }
 
 // Own f32 CUDA kernels whose result per element does not depend on the shape around it: split-K
-// kernels (split_k -1: chosen per shape), stream-K kernels (steps 16 and 17: the k-ranges of a
-// round's tiles follow the tile count), the skinny kernel (k sliced by shape) and kernels that
-// pick their tile when launched choose from the shape, so a panel may be summed in another order
-// than the whole. Highest auto rank first.
+// kernels (split_k -1: chosen per shape), stream-K kernels (stream_k and hybrid_stream_k: the
+// k-ranges of a round's tiles follow the tile count), the skinny kernel (k sliced by shape) and
+// kernels that pick their tile when launched choose from the shape, so a panel may be summed in
+// another order than the whole. Highest auto rank first.
 std::vector<std::string> position_independent_kernels() {
   std::vector<const GemmKernel*> out;
   for (const auto& k : Registry::instance().gemm_kernels())

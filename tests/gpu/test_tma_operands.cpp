@@ -53,7 +53,7 @@ TEST(TmaOperands, Tf32ReadsKMajorRowsOnSectorsInPlaceAtAnySize) {
   EXPECT_TRUE(tf32_reads_in_place(off_sectors, false, 3071));
   EXPECT_FALSE(tf32_reads_in_place(off_sectors, false, 3072));
   EXPECT_FALSE(tf32_reads_in_place(operand(4097), false, 1));  // 16388 bytes: TMA cannot read it
-  // Step 09's A, read through registers either way: MN-major rows off lines only below 3072.
+  // The a_regs kernels' A, via registers either way: MN-major rows off lines only below 3072.
   EXPECT_TRUE(tf32_reads_in_place_either_major(on_sectors, true, 3071));
   EXPECT_FALSE(tf32_reads_in_place_either_major(on_sectors, true, 3072));
   EXPECT_TRUE(tf32_reads_in_place_either_major(on_sectors, false, 1'000'000));
