@@ -19,17 +19,14 @@
 
 namespace tilekit {
 
-// How a kernel's blocks cover C: a tag that the autotuner's tile model reads to carry a time
-// measured at one shape to another. What each schedule means (its plan, its refusals, its cost
-// in the model) is kept with it, in tilekit's source (src/core/schedules/).
-enum class TileSchedule {
-  kUnmodelled,       // no tile model: times scale with the bytes moved
-  kOneBlockPerTile,  // a grid of one block per C tile (× k-slices)
-  kPersistent,       // one block per SM walks the tiles in rounds
-  kStreamK,          // the k-iterations of the last rounds' tiles shared evenly among the SMs
-  kStreamKHalfTail,  // kStreamK where the last round is at most half full, else kPersistent
-  kSplitTiles,       // with few tiles, each cut into equal k-pieces summed together
-};
+// How a kernel's blocks cover C: an opaque tag that the autotuner's tile model reads to carry a
+// time measured at one shape to another; null where the kernel has no tile model (times scale
+// with the bytes moved). What each schedule means (its name, plan, refusals and cost in the model)
+// is kept with it, one module each, in tilekit's source (src/core/schedules/).
+struct TileScheduleModule;
+using TileSchedule = const TileScheduleModule*;
+// The schedule's name ("persistent", "stream_k", …), "unmodelled" for null.
+const char* tile_schedule_name(TileSchedule schedule);
 
 // The tiling a kernel uses, structured (0 = not applicable). Generated from the kernel's policy
 // struct, so the id, `tilekit list`, the traffic model and the autotuner read one truth.
@@ -45,7 +42,7 @@ struct TileDesc {
   int max_split_k = 0;                        // with split_k = -1: the most slices it runs, a
                                               // larger GemmProblem::split_k clamped (0: no limit)
   bool chosen_at_run_time = false;            // block tile picked when launched (step 04)
-  TileSchedule schedule = TileSchedule::kUnmodelled;
+  TileSchedule schedule = nullptr;
   // "64x64x16, 16x16 threads, 4x4/thread" — empty when nothing is set.
   std::string describe() const;
 };

@@ -1,6 +1,7 @@
 
 #include "core/backend.hpp"
 #include "core/dispatch.hpp"
+#include "core/schedules/plan.hpp"
 #include "tilekit/registry.hpp"
 
 namespace tilekit {
@@ -12,6 +13,8 @@ const BackendOps& backend_ops(Backend b) {
   const BackendOps* ops = Registry::instance().backend(b);
   return ops ? *ops : unavailable_cuda_backend();  // only CUDA can be missing (CPU-only build)
 }
+
+const char* tile_schedule_name(TileSchedule schedule) { return schedule_name(schedule); }
 
 std::string TileDesc::describe() const {
   if (chosen_at_run_time) return "side chosen at run time";

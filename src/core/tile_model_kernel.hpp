@@ -32,7 +32,7 @@ struct TileModelCost {
 // Whether the model counts a kernel's tiles (else it scales by bytes).
 inline bool tile_modelled(const TileDesc& t) {
   return t.block_m > 0 && t.block_n > 0 && t.block_k > 0 && !t.chosen_at_run_time &&
-         t.schedule != TileSchedule::kUnmodelled;
+         t.schedule != nullptr;
 }
 
 // A divisor that the model divides by at every shape (a tile size, the SMs, the blocks an SM
@@ -90,10 +90,9 @@ struct TileSizes {
 // The time of `blocks` blocks resident together on one SM, in units of one block's alone: they
 // share its issue slots and pipes, so x of them take x^0.75 times as long, not once (their SM
 // does x^0.25 times the work of one, its latencies better hidden). The exponent was fitted on the
-// H200's tuned f32 entries (leave-one-out, `tilekit tune --replay --gpu-occupancy`,
-// docs/tuning.md): with 0.75 the choice was within 1.05× of the fastest at 239 of 256, with
-// rounds of free co-resident blocks (exponent 0) at 191, with fully shared SMs (exponent 1) at
-// 215.
+// H200's tuned f32 entries by leave-one-out (`tilekit tune --replay --gpu-occupancy`,
+// docs/tuning.md): 0.75 chose best among 0 (rounds of free co-resident blocks), 0.6–0.85 and 1
+// (fully shared SMs).
 inline double co_resident_time(int64_t blocks) {
   // Up to 64 (an SM holds at most 32 blocks on the GPUs tilekit knows) from a table, made once:
   // the model runs once per choice in every search, and the two square roots were a tenth of it.
@@ -114,7 +113,7 @@ inline double co_resident_time(int64_t blocks) {
 // model depends on the kernel.
 struct TileModelKernel {
   bool modelled = false;          // tile_modelled() of its tiling; else it scales by bytes
-  TileSchedule schedule = TileSchedule::kUnmodelled;
+  TileSchedule schedule = nullptr;
   bool run_time_split = false;    // its tiling's split_k < 0: the problem's split is honoured
   TileSizes tile;                 // 1×1×1 where not modelled
   Divisor sms, blocks_per_sm;

@@ -244,20 +244,26 @@ TEST(TileWalkPlan, StreamKWalksComputeEveryKTileOnceAndFinishEveryTile) {
   EXPECT_GT(walked, 1000);
 }
 
-// Each tag names its module, and the modules' names are distinct (`tilekit list --json` and the
-// tune tables read them).
+// Each tag names its module, the modules' names are distinct (`tilekit list --json` and the tune
+// tables read them), the public name agrees, and only the stream-K modules say they stream.
 TEST(TileSchedules, EveryTagNamesItsModule) {
-  EXPECT_STREQ(schedule_name(TileSchedule::kOneBlockPerTile), OneBlockPerTileSchedule::kName);
-  EXPECT_STREQ(schedule_name(TileSchedule::kPersistent), PersistentSchedule::kName);
-  EXPECT_STREQ(schedule_name(TileSchedule::kStreamK), StreamKSchedule::kName);
-  EXPECT_STREQ(schedule_name(TileSchedule::kStreamKHalfTail), StreamKHalfTailSchedule::kName);
-  EXPECT_STREQ(schedule_name(TileSchedule::kSplitTiles), SplitTilesSchedule::kName);
-  EXPECT_STREQ(schedule_name(TileSchedule::kUnmodelled), "unmodelled");
+  const std::pair<TileSchedule, const char*> tags[] = {
+      {nullptr, "unmodelled"},
+      {schedule_tag<OneBlockPerTileSchedule>(), OneBlockPerTileSchedule::kName},
+      {schedule_tag<PersistentSchedule>(), PersistentSchedule::kName},
+      {schedule_tag<StreamKSchedule>(), StreamKSchedule::kName},
+      {schedule_tag<StreamKHalfTailSchedule>(), StreamKHalfTailSchedule::kName},
+      {schedule_tag<SplitTilesSchedule>(), SplitTilesSchedule::kName},
+  };
   std::set<std::string> names;
-  for (TileSchedule t : {TileSchedule::kUnmodelled, TileSchedule::kOneBlockPerTile,
-                         TileSchedule::kPersistent, TileSchedule::kStreamK,
-                         TileSchedule::kStreamKHalfTail, TileSchedule::kSplitTiles})
-    EXPECT_TRUE(names.insert(schedule_name(t)).second) << schedule_name(t);
+  for (const auto& [tag, name] : tags) {
+    EXPECT_STREQ(schedule_name(tag), name);
+    EXPECT_STREQ(tile_schedule_name(tag), name);
+    EXPECT_TRUE(names.insert(name).second) << name;
+    const bool streams = tag == schedule_tag<StreamKSchedule>() ||
+                         tag == schedule_tag<StreamKHalfTailSchedule>();
+    EXPECT_EQ(is_stream_k(tag), streams) << name;
+  }
 }
 
 // The half-tail schedule streams exactly where its last round is not empty and at most half full,

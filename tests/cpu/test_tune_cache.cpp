@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "core/dispatch.hpp"
+#include "core/schedules/schedules.hpp"
 #include "core/tile_model.hpp"
 #include "core/tune_replay.hpp"
 #include "core/tune_select.hpp"
@@ -587,7 +588,7 @@ GemmKernel tiled_kernel(const std::string& id, int bm, int bn, int bk, int split
   k.info.tiling.block_n = bn;
   k.info.tiling.block_k = bk;
   k.info.tiling.split_k = split_k;
-  k.info.tiling.schedule = TileSchedule::kOneBlockPerTile;
+  k.info.tiling.schedule = schedule_tag<OneBlockPerTileSchedule>();
   return k;
 }
 
@@ -890,7 +891,7 @@ TEST(TileModel, DefaultSplitFillsTheResidentBlocks) {
   t.block_m = t.block_n = 64;
   t.block_k = 16;
   t.split_k = -1;
-  t.schedule = TileSchedule::kOneBlockPerTile;
+  t.schedule = schedule_tag<OneBlockPerTileSchedule>();
   TileModelDevice d{132, 4, 3.6e12};
   const TileModelCost c = tile_model_cost(t, 0, 512, 512, 4096, d);
   // 512 blocks, 4 on the busiest SM: one round of 4 together (co_resident_time), 256 / 8 k-tiles.
@@ -912,7 +913,7 @@ TEST(TileModel, CoResidentBlocksShareTheirSM) {
   TileDesc t;
   t.block_m = t.block_n = 64;
   t.block_k = 16;
-  t.schedule = TileSchedule::kOneBlockPerTile;
+  t.schedule = schedule_tag<OneBlockPerTileSchedule>();
   const TileModelDevice d{132, 4, 3.6e12};
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 64 * 22, 64 * 36, 1024, d).busiest_sm_work,
                    (co_resident_time(4) + co_resident_time(2)) * 64);
@@ -930,14 +931,14 @@ TEST(TileModel, StreamKHalfTailStreamsOnlyAShortLastRound) {
   t.block_n = 256;
   t.block_k = 64;
   const TileModelDevice d{132, 1, 3.6e12};
-  t.schedule = TileSchedule::kStreamKHalfTail;
+  t.schedule = schedule_tag<StreamKHalfTailSchedule>();
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work, 4 * 64);
   // Streamed: the even share, the pieces' wait and two pieces' fix-up (more tiles than SMs).
   const double streamed_4097 =
       561.0 * 65 / 132 + kStreamKWaitPerKTile * 65 + kStreamKFixUpPerPiece * 2;
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4097, 4097, 4097, d).busiest_sm_work, streamed_4097);
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 128 * 12, 256 * 11, 4096, d).busiest_sm_work, 64);  // 132: one round
-  t.schedule = TileSchedule::kStreamK;
+  t.schedule = schedule_tag<StreamKSchedule>();
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work,
                    512.0 * 64 / 132 + kStreamKWaitPerKTile * 64 + kStreamKFixUpPerPiece * 2);
   // 8 tiles of 128 k-iterations on 132 SMs: at most stream_k_max_pieces(128) = 5 pieces a tile,
@@ -946,8 +947,8 @@ TEST(TileModel, StreamKHalfTailStreamsOnlyAShortLastRound) {
                    8.0 * 128 / 40 + kStreamKWaitPerKTile * 128 + kStreamKFixUpPerPiece * 5);
   // Never below the wait: a walk streamed over many SMs does not beat a persistent one by more.
   EXPECT_GT(tile_model_cost(t, 0, 128 * 2, 256 * 4, 8192, d).busiest_sm_work, 0.5 * 128);
-  EXPECT_TRUE(is_stream_k(TileSchedule::kStreamKHalfTail));
-  EXPECT_FALSE(is_stream_k(TileSchedule::kPersistent));
+  EXPECT_TRUE(is_stream_k(schedule_tag<StreamKHalfTailSchedule>()));
+  EXPECT_FALSE(is_stream_k(schedule_tag<PersistentSchedule>()));
 }
 
 // The sm90 split_tiles kernels as their plan runs them (split_tiles_plan): with few tiles, one
@@ -957,7 +958,7 @@ TEST(TileModel, SplitTilesCountsOnePieceAndTheSum) {
   t.block_m = 128;
   t.block_n = 128;
   t.block_k = 64;
-  t.schedule = TileSchedule::kSplitTiles;
+  t.schedule = schedule_tag<SplitTilesSchedule>();
   const TileModelDevice d{132, 1, 3.6e12};
   // One tile of 469 k-tiles in 117 pieces: 5 k-tiles on the busiest SM, then the sum.
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 100, 100, 30000, d).busiest_sm_work, 5 + kSplitTilesSum);
@@ -966,7 +967,7 @@ TEST(TileModel, SplitTilesCountsOnePieceAndTheSum) {
   // 1024 tiles: persistent rounds, as the persistent.tma_store kernels' walk.
   EXPECT_DOUBLE_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).busiest_sm_work, 8 * 64);
   EXPECT_EQ(tile_model_cost(t, 0, 4096, 4096, 4096, d).reduction_s, 0);
-  EXPECT_FALSE(is_stream_k(TileSchedule::kSplitTiles));
+  EXPECT_FALSE(is_stream_k(schedule_tag<SplitTilesSchedule>()));
 }
 
 TEST(GemmValidate, NegativeSplitKIsRefusedByName) {

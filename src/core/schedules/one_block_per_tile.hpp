@@ -1,4 +1,4 @@
-// one_block_per_tile.hpp — the one-block-per-tile schedule (TileSchedule::kOneBlockPerTile): a
+// one_block_per_tile.hpp — the one-block-per-tile schedule: a
 // grid of one block per C tile, times the k-slices where the kernel splits k (split-K), resident
 // as occupancy allows. Its plan, its k-slice counts (shared by the SIMT split-K launch,
 // cuda/gemm/simt/schedule_split_k.cuh, and the selector's model, so both count alike) and its
@@ -39,7 +39,7 @@ inline int64_t default_k_slices(int64_t m, int64_t n, int64_t k, int bm, int bn,
 }
 
 struct OneBlockPerTileSchedule : RunsEveryShape {
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kOneBlockPerTile;
+  static constexpr bool kStreamK = false;
   static constexpr const char* kName = "one_block_per_tile";
   static TileWalkPlan plan(int /*slots*/, int tiles, int /*k_tiles*/) {
     return TileWalkPlan{tiles, tiles, 0};

@@ -1,4 +1,4 @@
-// persistent.hpp — the persistent schedule (TileSchedule::kPersistent): one block per slot (an SM,
+// persistent.hpp — the persistent schedule: one block per slot (an SM,
 // or with clusters a cluster) walks the tiles with stride gridDim.x, every tile whole. Its plan
 // and its cost in the tile model: the busiest SM's rounds.
 #pragma once
@@ -16,7 +16,7 @@ inline TileWalkPlan persistent_plan(int slots, int tiles) {
 }
 
 struct PersistentSchedule : RunsEveryShape {
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kPersistent;
+  static constexpr bool kStreamK = false;
   static constexpr const char* kName = "persistent";
   static TileWalkPlan plan(int slots, int tiles, int /*k_tiles*/) {
     return persistent_plan(slots, tiles);

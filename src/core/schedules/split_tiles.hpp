@@ -1,4 +1,4 @@
-// split_tiles.hpp — the split-tiles schedule (TileSchedule::kSplitTiles, the Hopper family's
+// split_tiles.hpp — the split-tiles schedule (the Hopper family's
 // split_tiles): with few tiles, each cut into equal k-pieces over the SMs, every piece's block
 // publishing its partial tile and then summing a 1/pieces share of the tile from all of them;
 // it refuses the other shapes (the persistent kernels run them whole). Its piece count, plan,
@@ -45,7 +45,7 @@ inline TileWalkPlan split_tiles_plan(int slots, int tiles, int k_tiles) {
 }
 
 struct SplitTilesSchedule {
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kSplitTiles;
+  static constexpr bool kStreamK = false;
   static constexpr const char* kName = "split_tiles";
   static TileWalkPlan plan(int slots, int tiles, int k_tiles) {
     return split_tiles_plan(slots, tiles, k_tiles);

@@ -1,4 +1,4 @@
-// stream_k.hpp — the stream-K schedule (TileSchedule::kStreamK): persistent blocks, with the
+// stream_k.hpp — the stream-K schedule: persistent blocks, with the
 // k-iterations of the last partial round plus one full round shared evenly among them; a tile cut
 // between blocks is summed in a fixed order by the block holding its last k-tile (bit-identical
 // run to run). Its plans (the tail plan of both families, the SIMT hybrid's), how many pieces a
@@ -37,9 +37,9 @@ inline int stream_k_max_pieces(int k_tiles) {
 // partial tile written, read back and added) as 4. Fitted, as co_resident_time was, on the H200
 // table's bf16 entries, whose sm90 stream_k_half walk ran 1.5–2.4× its persistent walk's time where
 // the even share promised 0.3–0.7× (9 to 64 tiles of 6 to 16 k-iterations, 384³–1024³), and
-// 0.7–1.17× where it promised 0.02–0.12× (1 to 16 tiles of 128–257): leave-one-out within
-// 1.05× of the entry's fastest at 199 of 256 entries (170 before), above 1.3× at 1 (8).
-// docs/tuning.md.
+// 0.7–1.17× where it promised 0.02–0.12× (1 to 16 tiles of 128–257). Both terms were chosen by
+// leave-one-out over those entries (`tilekit tune --replay`): the choice nearest the entry's
+// fastest kernel most often. docs/tuning.md.
 constexpr double kStreamKWaitPerKTile = 0.5;
 constexpr double kStreamKFixUpPerPiece = 4;
 
@@ -78,7 +78,7 @@ inline TileWalkPlan hybrid_plan(int slots, int tiles, int k_tiles) {
 }
 
 struct StreamKSchedule : RunsEveryShape {
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamK;
+  static constexpr bool kStreamK = true;
   static constexpr const char* kName = "stream_k";
   static TileWalkPlan plan(int slots, int tiles, int k_tiles) {
     return stream_k_tail_plan(slots, tiles, k_tiles);

@@ -1,4 +1,4 @@
-// stream_k_half_tail.hpp — the stream-K half-tail schedule (TileSchedule::kStreamKHalfTail, the
+// stream_k_half_tail.hpp — the stream-K half-tail schedule (the
 // Hopper family's stream_k_half): stream-K only where the last round of tiles fills half the
 // slots or fewer, persistent otherwise. Its plan and its cost in the tile model.
 #pragma once
@@ -11,7 +11,7 @@
 namespace tilekit {
 
 struct StreamKHalfTailSchedule : RunsEveryShape {
-  static constexpr TileSchedule kTileSchedule = TileSchedule::kStreamKHalfTail;
+  static constexpr bool kStreamK = true;
   static constexpr const char* kName = "stream_k_half_tail";
   // The rule both the plan and the cost follow: a last round of `tail` tiles on `slots` slots is
   // streamed when it is not empty and fills half the slots or fewer.

@@ -5,6 +5,7 @@
 // Requires: float32; m, n, k multiples of BLOCK_SIZE (16 or 32); any layout and op.
 // Expect:   ≈ 8 (16) and 9 (32) TFLOP/s on an H200: now bound by shared-memory loads, two per
 //           FMA (Bs is read along a row, As broadcast).
+#include "core/schedules/one_block_per_tile.hpp"
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder/ladder_common.cuh"
 
@@ -49,7 +50,7 @@ GemmKernel make_entry() {
   EntrySpec s = cuda_spec("ladder", "02_smem_tiled", 2);
   s.suffix = b;
   s.tiling.block_m = s.tiling.block_n = s.tiling.block_k = kBlock;
-  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
+  s.tiling.schedule = schedule_tag<OneBlockPerTileSchedule>();
   s.tiling.threads = kBlock * kBlock;
   s.tile = b + "x" + b + " smem tiles, 1 element/thread";
   s.requirements = "m, n, k multiples of " + b + "; m/" + b + " <= 65535";

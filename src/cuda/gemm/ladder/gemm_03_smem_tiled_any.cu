@@ -6,6 +6,7 @@
 // Requires: float32; any m, n, k >= 0; any layout and op.
 // Expect:   within a few % of step 2 where both run (the branch is uniform per block); at
 //           n = 4097 about the 4096 rate, plus the cost of one extra row and column of tiles.
+#include "core/schedules/one_block_per_tile.hpp"
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder/ladder_common.cuh"
 
@@ -73,7 +74,7 @@ GemmKernel make_entry() {
   EntrySpec s = cuda_spec("ladder", "03_smem_tiled_any", 3);
   s.suffix = b;
   s.tiling.block_m = s.tiling.block_n = s.tiling.block_k = kBlock;
-  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
+  s.tiling.schedule = schedule_tag<OneBlockPerTileSchedule>();
   s.tiling.threads = kBlock * kBlock;
   s.tile = b + "x" + b + " smem tiles, 1 element/thread";
   s.requirements = "any shape, layout and op; m < 65536·" + b;

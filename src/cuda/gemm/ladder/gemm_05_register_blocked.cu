@@ -11,6 +11,7 @@
 //           thread: more reuse per shared load); the seed's design measured 23. No overlap of
 //           global loads with math yet (one buffer, two barriers per k-tile): cuBLAS's 51 adds
 //           double buffering, warp tiling and larger tiles.
+#include "core/schedules/one_block_per_tile.hpp"
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/ladder/ladder_common.cuh"
 
@@ -154,7 +155,7 @@ GemmKernel make_entry(int auto_rank) {
   EntrySpec s = cuda_spec("ladder", "05_register_blocked", 5);
   s.suffix = P::suffix();
   s.tiling = P::tiling();
-  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
+  s.tiling.schedule = schedule_tag<OneBlockPerTileSchedule>();
   s.tile = std::to_string(P::kBm) + "x" + std::to_string(P::kBn) + "x" + std::to_string(P::kBk) +
            ", " + std::to_string(kThreadsX) + "x" + std::to_string(kThreadsY) + " threads, " +
            std::to_string(P::kTm) + "x" + std::to_string(P::kTn) + "/thread";

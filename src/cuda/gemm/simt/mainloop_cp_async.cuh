@@ -15,6 +15,7 @@
 
 #include <string>
 
+#include "core/schedules/one_block_per_tile.hpp"
 #include "cuda/common/dependent_launch.cuh"
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/simt/epilogue_registers.cuh"
@@ -298,7 +299,7 @@ Status launch_whole_k(const GemmProblem& p, const Context& ctx, Workspace) {
 template <typename P, typename Layout, typename Raster>
 GemmKernel make_pipelined_entry(EntrySpec s) {
   s.tiling = P::tiling();
-  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
+  s.tiling.schedule = schedule_tag<OneBlockPerTileSchedule>();
   s.requirements = "any shape, layout, op and ld (32-bit sizes; larger spans in pieces)";
   GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) { return check_32bit_extents(p); };

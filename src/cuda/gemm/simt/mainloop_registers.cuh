@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "core/schedules/one_block_per_tile.hpp"
 #include "cuda/common/kernel_entry.hpp"
 #include "cuda/gemm/simt/epilogue_registers.cuh"
 #include "cuda/gemm/simt/operand_tiles.cuh"
@@ -24,7 +25,7 @@ template <typename P>
 GemmKernel make_grid_tiled_entry(EntrySpec s, decltype(GemmKernel::launch) launch,
                                  const void* nn_kernel) {
   s.tiling = P::tiling();
-  s.tiling.schedule = TileSchedule::kOneBlockPerTile;
+  s.tiling.schedule = schedule_tag<OneBlockPerTileSchedule>();
   s.requirements = "any shape, layout, op and ld; m < 65536·" + std::to_string(P::kBm);
   GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {

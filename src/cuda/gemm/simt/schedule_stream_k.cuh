@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/schedules/stream_k.hpp"
 #include "cuda/common/dependent_launch.cuh"
 #include "cuda/common/per_device_cache.hpp"
 #include "cuda/gemm/detail/stream_k_walk.hpp"
@@ -259,7 +260,7 @@ Status opt_into_stream_k_smem() {
 template <typename P>
 GemmKernel stream_k_entry(EntrySpec s) {
   s.tiling = P::tiling();
-  s.tiling.schedule = TileSchedule::kStreamK;
+  s.tiling.schedule = schedule_tag<StreamKSchedule>();
   s.requirements = "any shape, layout, op and ld (32-bit offsets, the packed copies too)";
   GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo*) {

@@ -10,32 +10,8 @@
 
 namespace tilekit::cuda::sm90 {
 
-// The 64-row `half` of tile (tm, tn) to C by the schedule's epilogue: from registers, or through
-// this warp's staging boxes by TMA or, for a C that TMA cannot store, by the warp.
-// kPermutedRows: an MN-major A's accumulator rows (accumulator_row); kCTransposed: its C stored
-// transposed (WgmmaView::c_transposed, a template parameter of the kernel).
-template <typename P, Epilogue kEpilogue, bool kPermutedRows = false, bool kCTransposed = false>
-__device__ __forceinline__ void store_half(const WgmmaArgs& args, const float (&acc)[P::kAccumulators], int tm,
-                                           int tn, int half, TmaStoreState& out) {
-  if constexpr (P::kARegisters && kEpilogue == Epilogue::kTmaStore) {  // A from registers: pair boxes
-    if (args.c_tma)
-      store_tile_tma_pairs<P, kPermutedRows, kCTransposed>(args, acc, tm, tn, half, out);
-    else if constexpr (kCTransposed)
-      store_tile_transposed<P, kPermutedRows>(args, acc, tm, tn, half);
-    else
-      store_tile<P, kPermutedRows>(args, acc, tm, tn, half);
-  } else if constexpr (kCTransposed)
-    store_tile_transposed<P, kPermutedRows>(args, acc, tm, tn, half);
-  else if (kEpilogue != Epilogue::kTmaStore)
-    store_tile<P, kPermutedRows>(args, acc, tm, tn, half);
-  else if (args.c_tma)
-    store_tile_tma<P>(args, acc, tm, tn, half, out);
-  else
-    store_tile_staged<P>(args, acc, tm, tn, half, out.boxes);
-}
-
 // A segment's sum: published as a partial tile, or completed with the others' and stored.
-template <typename P, int kCluster, Epilogue kEpilogue, bool kPermutedRows, bool kCTransposed, bool kSplit>
+template <typename P, int kCluster, typename Epi, bool kPermutedRows, bool kCTransposed, bool kSplit>
 __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&sum)[P::kAccumulators],
                                                const Segment& seg, int consumer, TmaStoreState& out) {
   if constexpr (kSplit) {
@@ -52,10 +28,10 @@ __device__ __forceinline__ void finish_segment(const WgmmaArgs& args, float (&su
   if (seg.k_begin > 0) add_partials<P>(args, sum, seg, consumer);
   int tm, tn;
   tile_coords<kCluster>(args, seg.tile, &tm, &tn);
-  store_half<P, kEpilogue, kPermutedRows, kCTransposed>(args, sum, tm, tn, consumer, out);
+  Epi::template store_half<P, kPermutedRows, kCTransposed>(args, sum, tm, tn, consumer, out);
 }
 
-template <typename P, int kCluster, Epilogue kEpilogue, bool kAMn, bool kBMn, bool kCTransposed,
+template <typename P, int kCluster, typename Epi, bool kAMn, bool kBMn, bool kCTransposed,
           bool kPromoteSteps, bool kSplit>
 __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
                         uint64_t* full, uint64_t* empty, int consumer, TmaStoreState out) {
@@ -66,20 +42,20 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
   for_each_segment<kCluster, kSplit>(args, [&](const Segment& seg) {
     if constexpr (P::kARegisters && kAMn) {
       multiply_segment_a_registers<P>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc);
-      finish_segment<P, kCluster, kEpilogue, kAMn, kCTransposed, kSplit>(args, acc, seg, consumer, out);
+      finish_segment<P, kCluster, Epi, kAMn, kCTransposed, kSplit>(args, acc, seg, consumer, out);
     } else if constexpr (P::kPromote) {
       multiply_segment<P, kCluster, kAMn, kBMn, kPromoteSteps>(seg, ring_a, ring_b, full, empty, consumer,
                                                                stage, phase, acc, promoted);
-      finish_segment<P, kCluster, kEpilogue, false, false, kSplit>(args, promoted, seg, consumer, out);
+      finish_segment<P, kCluster, Epi, false, false, kSplit>(args, promoted, seg, consumer, out);
     } else {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
                                                 acc);
-      finish_segment<P, kCluster, kEpilogue, false, kCTransposed, kSplit>(args, acc, seg, consumer, out);
+      finish_segment<P, kCluster, Epi, false, kCTransposed, kSplit>(args, acc, seg, consumer, out);
     }
   });
   // The last stores must have read their boxes before the block's shared memory goes, and have
   // written C before the kernel counts as done.
-  if (kEpilogue == Epilogue::kTmaStore && threadIdx.x % 32 == 0) tma_store_wait_all();
+  if (Epi::kAsyncStores && threadIdx.x % 32 == 0) tma_store_wait_all();
 }
 
 // Ping-pong: consumer c takes every other segment of the walk and computes its whole
@@ -91,11 +67,11 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
 // last wgmma group is done; with the TMA-store epilogue as soon as that group is issued, so
 // that the other warpgroup's first wgmma queues behind it and the tensor cores do not drain
 // between tiles, and the tiles leave through the warp's staging boxes (`out`).
-template <typename P, Epilogue kEpilogue, bool kAMn, bool kBMn>
+template <typename P, typename Epi, bool kAMn, bool kBMn>
 __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, const uint8_t* ring_b,
                                   uint64_t* full, uint64_t* empty, uint64_t* turn, int consumer,
                                   TmaStoreState out) {
-  constexpr bool kHandOffAtIssue = kEpilogue == Epilogue::kTmaStore;
+  constexpr bool kHandOffAtIssue = Epi::kAsyncStores;
   const bool releases = threadIdx.x % 32 == 0;  // one arrival per warp of this warpgroup
   int stage = 0, index = 0, tiles_done = 0;
   uint32_t phase = 0;
@@ -139,10 +115,10 @@ __device__ void consume_ping_pong(const WgmmaArgs& args, const uint8_t* ring_a, 
     int tm, tn;
     tile_coords(args, seg.tile, &tm, &tn);
 #pragma unroll
-    for (int h = 0; h < P::kHalves; ++h) store_half<P, kEpilogue>(args, acc[h], tm, tn, h, out);
+    for (int h = 0; h < P::kHalves; ++h) Epi::template store_half<P, false, false>(args, acc[h], tm, tn, h, out);
   });
   // As in consume: the boxes must be read, and C written, before the block ends.
-  if (kEpilogue == Epilogue::kTmaStore && threadIdx.x % 32 == 0) tma_store_wait_all();
+  if (Epi::kAsyncStores && threadIdx.x % 32 == 0) tma_store_wait_all();
 }
 
 }  // namespace tilekit::cuda::sm90

@@ -22,15 +22,14 @@ Status opt_into_wgmma_smem() {
 template <typename P, typename Schedule>
 GemmKernel make_wgmma_entry(const std::string& words, const char* former_name, int step,
                             int auto_rank) {
-  // Here, on the host side, is_stream_k (a host function) can be asked; every entry is checked.
-  constexpr bool kStreamK = is_stream_k(Schedule::kTileSchedule);
+  constexpr bool kStreamK = Schedule::kStreamK;
   static_assert(Schedule::kClusterM == 1 ||
                     (!Schedule::kPingPong && P::kParts == 1 &&
-                     Schedule::kTileSchedule == TileSchedule::kPersistent),
+                     std::is_same_v<typename Schedule::Module, PersistentSchedule>),
                 "clusters share B's k-tiles of whole tiles walked persistently, one part, both "
                 "consumers");
   static_assert(!Schedule::kPingPong || !kStreamK, "ping-pong consumers take whole tiles");
-  static_assert(Schedule::kTileSchedule != TileSchedule::kSplitTiles ||
+  static_assert(!Schedule::kSplitTiles ||
                     (!Schedule::kPingPong && Schedule::kClusterM == 1),
                 "the split-tiles sum (sum_share) reads the two consumers' accumulators of whole tiles");
   static_assert(!P::kARegisters || (!Schedule::kPingPong && Schedule::kClusterM == 1),
@@ -38,10 +37,12 @@ GemmKernel make_wgmma_entry(const std::string& words, const char* former_name, i
   EntrySpec s = cuda_spec("sm90", "sm90", step);
   s.types = gemm_types<P>();
   s.suffix = P::suffix() + words;
-  s.aliases = {std::string("gemm.cuda.") + former_name + "." + types_tag(s.types) + "." +
-               P::suffix()};
+  // A row listed under an id it had before answers to it too; a row new to the table has none.
+  if (former_name[0] != '\0')
+    s.aliases = {std::string("gemm.cuda.") + former_name + "." + types_tag(s.types) + "." +
+                 P::suffix()};
   s.tiling = P::tiling();
-  s.tiling.schedule = Schedule::kTileSchedule;
+  s.tiling.schedule = schedule_tag<typename Schedule::Module>();
   // Stream-K cuts k into ranges per shape by its plan; GemmProblem::split_k does not reach it, so
   // the tiling does not declare a run-time split (TileDesc::split_k = -1): the tuner measured
   // each "split" of these kernels as a separate candidate, all of them the same run.

@@ -1,5 +1,6 @@
 // epilogue_registers.cuh — C stored by each thread straight from its accumulators (alpha and
-// beta applied; beta = 0 never reads C), in place or transposed.
+// beta applied; beta = 0 never reads C), in place or transposed: the direct-store epilogue part
+// (its contract: schedule.hpp), and the stores the other epilogues fall back on.
 #pragma once
 
 #include "cuda/gemm/sm90/accumulators.cuh"
@@ -67,5 +68,20 @@ __device__ __forceinline__ void store_tile_transposed(const WgmmaArgs& a, const 
       *p = epilogue_value(a, acc[4 * j + e], p);
     }
 }
+
+// No shared memory, no TMA: every thread stores its own accumulators, in place or transposed.
+struct DirectStoreEpilogue {
+  static constexpr int kStagingBuffers = 0;
+  static constexpr bool kAsyncStores = false;
+  // State: the warp's staging (TmaStoreState), which this epilogue does not use.
+  template <typename P, bool kPermutedRows, bool kCTransposed, typename State>
+  static __device__ __forceinline__ void store_half(const WgmmaArgs& a, const float (&acc)[P::kAccumulators],
+                                                    int tm, int tn, int half, State& /*out*/) {
+    if constexpr (kCTransposed)
+      store_tile_transposed<P, kPermutedRows>(a, acc, tm, tn, half);
+    else
+      store_tile<P, kPermutedRows>(a, acc, tm, tn, half);
+  }
+};
 
 }  // namespace tilekit::cuda::sm90

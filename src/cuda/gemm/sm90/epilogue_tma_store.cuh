@@ -1,6 +1,7 @@
 // epilogue_tma_store.cuh — C through shared-memory staging boxes: TMA stores of each warp's
 // boxes (or of a warp pair's, for the A-from-registers mainloop), and for a C that TMA cannot
-// store, the warp's own row stores from the same boxes.
+// store, the warp's own row stores from the same boxes. The TMA-store epilogue part (its
+// contract: schedule.hpp) is at the end.
 #pragma once
 
 #include "cuda/gemm/sm90/accumulators.cuh"
@@ -16,12 +17,11 @@ struct StoreBox {
   static constexpr int kRows = 16, kCols = 32, kBytes = kRows * kCols * 4, kBuffers = 2;
 };
 
-// The staging boxes' share of a block's shared memory: all of them for a schedule whose epilogue
-// stores through TMA (between the ring and the barriers, 1024-byte aligned), else none.
+// The staging boxes' share of a block's shared memory: the epilogue's buffers for every consumer
+// warp (between the ring and the barriers, 1024-byte aligned).
 template <typename P, typename Schedule>
 __host__ __device__ constexpr size_t staging_bytes() {
-  return Schedule::kEpilogue == Epilogue::kTmaStore ? P::kConsumers * 4 * StoreBox::kBuffers * StoreBox::kBytes
-                                                    : 0;
+  return static_cast<size_t>(P::kConsumers) * 4 * Schedule::EpiloguePart::kStagingBuffers * StoreBox::kBytes;
 }
 
 // Where a consumer warp stages its tiles: its boxes and how many it has handed to TMA so far.
@@ -196,5 +196,28 @@ __device__ void store_tile_staged(const WgmmaArgs& a, const float (&acc)[P::kAcc
     }
   }
 }
+
+// Each warp's boxes leave by TMA while the consumers go on; A from registers stores pair boxes;
+// a C that TMA cannot store leaves through the same boxes by the warp's own row stores.
+struct TmaStoreEpilogue {
+  static constexpr int kStagingBuffers = StoreBox::kBuffers;
+  static constexpr bool kAsyncStores = true;
+  template <typename P, bool kPermutedRows, bool kCTransposed>
+  static __device__ __forceinline__ void store_half(const WgmmaArgs& a, const float (&acc)[P::kAccumulators],
+                                                    int tm, int tn, int half, TmaStoreState& out) {
+    if constexpr (P::kARegisters) {
+      if (a.c_tma)
+        store_tile_tma_pairs<P, kPermutedRows, kCTransposed>(a, acc, tm, tn, half, out);
+      else
+        DirectStoreEpilogue::store_half<P, kPermutedRows, kCTransposed>(a, acc, tm, tn, half, out);
+    } else if constexpr (kCTransposed) {
+      store_tile_transposed<P, kPermutedRows>(a, acc, tm, tn, half);
+    } else if (a.c_tma) {
+      store_tile_tma<P>(a, acc, tm, tn, half, out);
+    } else {
+      store_tile_staged<P>(a, acc, tm, tn, half, out.boxes);
+    }
+  }
+};
 
 }  // namespace tilekit::cuda::sm90

@@ -1,8 +1,9 @@
 // instances.cuh — the Hopper family's instance table: one row per registered kernel, each naming
 // its element types and compute mode, block tile and ring depth, tile scheduler, consumers,
 // epilogue, cluster shape, tile order and its rank in the selector's default order. A new tile
-// or stage variant is one row; a new part is a new value of a column (src/core/schedules/ and
-// schedule.hpp for schedulers, consumers.cuh and the epilogue headers for the others).
+// or stage variant is one row; a new part is its header (a schedule module of src/core/schedules/,
+// an epilogue part as schedule.hpp describes) and a new value of its column here, with the
+// column's type mapping and id word below the table.
 //
 // The rows are compiled by kInstanceUnits translation units (instances_<u>.cu: the rows i with
 // i % kInstanceUnits == u, so that nvcc builds them in parallel) and registered in table order
@@ -21,7 +22,14 @@
 namespace tilekit::cuda::sm90 {
 
 enum class Element { kBf16, kF16, kF32 };
-enum class TileScheduler { kTilePerBlock, kPersistent, kStreamKTail, kStreamKHalfTail, kSplitTiles };
+enum class Epilogue { kDirectStore, kTmaStore };
+enum class TileScheduler {
+  kTilePerBlock,
+  kPersistent,
+  kStreamKTail,
+  kStreamKHalfTail,
+  kSplitTiles,
+};
 
 // A row, built by named setters from a base row that holds the name and step it is listed under.
 struct Instance {
@@ -32,7 +40,7 @@ struct Instance {
   int block_m = 128, block_n = 128, stages = 6;
   TileScheduler scheduler = TileScheduler::kPersistent;
   Consumers consumers = Consumers::kCooperative;
-  Epilogue epilogue = Epilogue::kRegisters;
+  Epilogue epilogue = Epilogue::kDirectStore;
   int cluster_m = 1;
   int group_rows = 8;  // tile rows (with clusters: cluster rows) walked together
   int auto_rank = 0;
@@ -197,6 +205,9 @@ using SchedulerType = std::conditional_t<
                            std::conditional_t<S == TileScheduler::kStreamKHalfTail,
                                               StreamKHalfTailScheduler, SplitTilesScheduler>>>>;
 
+template <Epilogue E>
+using EpilogueType = std::conditional_t<E == Epilogue::kTmaStore, TmaStoreEpilogue, DirectStoreEpilogue>;
+
 template <size_t I>
 using InstancePolicy = WgmmaPolicy<ElementType<kInstances[I].element>, kInstances[I].block_n,
                                    kInstances[I].stages, kInstances[I].operands, kInstances[I].block_m>;
@@ -204,7 +215,8 @@ using InstancePolicy = WgmmaPolicy<ElementType<kInstances[I].element>, kInstance
 template <size_t I, typename Unit>
 using InstanceSchedule =
     KernelSchedule<SchedulerType<kInstances[I].scheduler>, kInstances[I].consumers,
-                   kInstances[I].epilogue, kInstances[I].cluster_m, kInstances[I].group_rows, Unit>;
+                   EpilogueType<kInstances[I].epilogue>, kInstances[I].cluster_m,
+                   kInstances[I].group_rows, Unit>;
 
 // The id's word for a row's scheduler and epilogue (instance_words).
 constexpr const char* scheduler_word(TileScheduler s) {
@@ -218,7 +230,11 @@ constexpr const char* scheduler_word(TileScheduler s) {
   return "?";
 }
 constexpr const char* epilogue_word(Epilogue e) {
-  return e == Epilogue::kTmaStore ? "tma_store" : "direct_store";
+  switch (e) {
+    case Epilogue::kDirectStore: return "direct_store";
+    case Epilogue::kTmaStore: return "tma_store";
+  }
+  return "?";
 }
 
 // ---- compiling a unit's rows ----

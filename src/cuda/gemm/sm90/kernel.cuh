@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   else
     __syncthreads();
   // The split-tiles walk and sum are compiled into their kernels only.
-  constexpr bool kSplit = Schedule::kTileSchedule == TileSchedule::kSplitTiles;
+  constexpr bool kSplit = Schedule::kSplitTiles;
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     registers_shrink<kProducerRegisters>();
@@ -60,12 +60,13 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   } else {
     registers_grow<kConsumerRegisters>();
     // Consumer warps are the block's warps 4 … 11: warp w stages in boxes w − 4.
-    const TmaStoreState out{&maps.c, staging + (threadIdx.x / 32 - 4) * StoreBox::kBuffers * StoreBox::kBytes};
+    const TmaStoreState out{&maps.c, staging + (threadIdx.x / 32 - 4) * Schedule::EpiloguePart::kStagingBuffers *
+                                               StoreBox::kBytes};
     if constexpr (Schedule::kPingPong)
-      consume_ping_pong<P, Schedule::kEpilogue, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn,
+      consume_ping_pong<P, typename Schedule::EpiloguePart, kAMn, kBMn>(args, ring_a, ring_b, full, empty, turn,
                                                             warpgroup - 1, out);
     else
-      consume<P, kCluster, Schedule::kEpilogue, kAMn, kBMn, kCTransposed, kPromoteSteps, kSplit>(
+      consume<P, kCluster, typename Schedule::EpiloguePart, kAMn, kBMn, kCTransposed, kPromoteSteps, kSplit>(
           args, ring_a, ring_b, full, empty, warpgroup - 1, out);
   }
   // The other blocks' consumers may still be arriving on this block's `empty` barriers: its

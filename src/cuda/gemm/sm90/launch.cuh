@@ -282,7 +282,7 @@ Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   TILEKIT_RETURN_IF_ERROR(place_operands<P>(v, layout, ws, args.flags, stream, &placed));
   OperandMaps maps;
   TILEKIT_RETURN_IF_ERROR((encode_maps<P, kCluster>(placed, &maps)));
-  if constexpr (Schedule::kEpilogue == Epilogue::kTmaStore) {
+  if constexpr (Schedule::EpiloguePart::kAsyncStores) {
     // A-from-registers policies store 32 × 32 pair boxes, of Cᵀ where the view is transposed (its rows are C's).
     const TmaOperand c = v.c_transposed ? TmaOperand{v.c, v.n, v.m, v.ldc} : TmaOperand{v.c, v.m, v.n, v.ldc};
     args.c_tma = tma_can_store_c(c);
