@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/schedules/balanced_rounds.hpp"
 #include "core/schedules/schedules.hpp"
 #include "cuda/gemm/detail/stream_k_walk.hpp"
 
@@ -254,6 +255,7 @@ TEST(TileSchedules, EveryTagNamesItsModule) {
       {schedule_tag<StreamKSchedule>(), StreamKSchedule::kName},
       {schedule_tag<StreamKHalfTailSchedule>(), StreamKHalfTailSchedule::kName},
       {schedule_tag<SplitTilesSchedule>(), SplitTilesSchedule::kName},
+      {schedule_tag<BalancedRoundsSchedule>(), BalancedRoundsSchedule::kName},
   };
   std::set<std::string> names;
   for (const auto& [tag, name] : tags) {
@@ -264,6 +266,29 @@ TEST(TileSchedules, EveryTagNamesItsModule) {
                          tag == schedule_tag<StreamKHalfTailSchedule>();
     EXPECT_EQ(is_stream_k(tag), streams) << name;
   }
+}
+
+// Balanced rounds: every tile whole, as many rounds as the persistent plan, and the fewest blocks
+// that keep them, each walking `rounds` tiles or one fewer (the persistent walk's stride).
+TEST(TileSchedules, BalancedRoundsKeepThePersistentRoundsOnFewerBlocks) {
+  for (int slots : {1, 7, 66, 132})
+    for (int tiles = 1; tiles <= 1000; ++tiles) {
+      const TileWalkPlan plan = BalancedRoundsSchedule::plan(slots, tiles, 16);
+      const TileWalkPlan persistent = PersistentSchedule::plan(slots, tiles, 16);
+      ASSERT_EQ(plan.whole_tiles, tiles);
+      ASSERT_FALSE(plan.partial_tiles());
+      ASSERT_GE(plan.blocks, 1);
+      ASSERT_LE(plan.blocks, persistent.blocks);
+      const int rounds = (tiles + persistent.blocks - 1) / persistent.blocks;
+      // Block b walks tiles b, b + blocks, …: the first block the most, the last the fewest.
+      const int most = (tiles + plan.blocks - 1) / plan.blocks, fewest = tiles / plan.blocks;
+      ASSERT_EQ(most, rounds) << slots << " slots, " << tiles << " tiles";
+      ASSERT_GE(fewest, rounds - 1) << slots << " slots, " << tiles << " tiles";
+      // One block fewer would need another round.
+      if (plan.blocks > 1) ASSERT_GT((tiles + plan.blocks - 2) / (plan.blocks - 1), rounds);
+    }
+  EXPECT_EQ(BalancedRoundsSchedule::plan(132, 140, 16).blocks, 70);
+  EXPECT_EQ(BalancedRoundsSchedule::plan(132, 264, 16).blocks, 132);
 }
 
 // The half-tail schedule streams exactly where its last round is not empty and at most half full,

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/schedules/balanced_rounds.hpp"
 #include "cuda/gemm/sm90/entry.cuh"
 
 namespace tilekit::cuda::sm90 {
@@ -26,6 +27,7 @@ enum class Epilogue { kDirectStore, kTmaStore };
 enum class TileScheduler {
   kTilePerBlock,
   kPersistent,
+  kBalancedRounds,
   kStreamKTail,
   kStreamKHalfTail,
   kSplitTiles,
@@ -125,6 +127,9 @@ constexpr Instance kPingPongTmaStore =
 constexpr Instance kARegisters = listed_as("sm90_09_tf32_registers", 9).tma_store();
 constexpr Instance kSplitTiles =
     listed_as("sm90_10_split_tiles", 10).tma_store().scheduled(TileScheduler::kSplitTiles);
+// New to the table, so no former id: the persistent walk on only as many blocks as its rounds need.
+constexpr Instance kBalancedRounds =
+    listed_as("", 2).tma_store().scheduled(TileScheduler::kBalancedRounds);
 
 // Ranks: higher is tried first by the selector where no tuned entry covers a shape; the tuned
 // tables and the tile model decide everywhere else (docs/tuning.md). The figures behind each
@@ -186,6 +191,10 @@ constexpr Instance kInstances[] = {
     kSplitTiles.f16().tile(128, 128, 6).rank(15),
     kSplitTiles.tf32_a_registers().tile(128, 128, 6).rank(15),
     kSplitTiles.tf32x3().tile(128, 128, 3).rank(15),
+    // One below the TMA-store rows they twin: the same busiest-slot work, chosen where the tuner
+    // measured the idle SMs' headroom (clock, L2) to pay.
+    kBalancedRounds.bf16().tile(128, 256, 4).rank(23),
+    kBalancedRounds.f16().tile(128, 256, 4).rank(23),
 };
 constexpr size_t kInstanceCount = std::size(kInstances);
 constexpr int kInstanceUnits = 6;
@@ -201,9 +210,11 @@ using SchedulerType = std::conditional_t<
     S == TileScheduler::kTilePerBlock, TilePerBlockScheduler,
     std::conditional_t<
         S == TileScheduler::kPersistent, PersistentScheduler,
-        std::conditional_t<S == TileScheduler::kStreamKTail, StreamKTailScheduler,
-                           std::conditional_t<S == TileScheduler::kStreamKHalfTail,
-                                              StreamKHalfTailScheduler, SplitTilesScheduler>>>>;
+        std::conditional_t<
+            S == TileScheduler::kBalancedRounds, BalancedRoundsSchedule,
+            std::conditional_t<S == TileScheduler::kStreamKTail, StreamKTailScheduler,
+                               std::conditional_t<S == TileScheduler::kStreamKHalfTail,
+                                                  StreamKHalfTailScheduler, SplitTilesScheduler>>>>>;
 
 template <Epilogue E>
 using EpilogueType = std::conditional_t<E == Epilogue::kTmaStore, TmaStoreEpilogue, DirectStoreEpilogue>;
@@ -223,6 +234,7 @@ constexpr const char* scheduler_word(TileScheduler s) {
   switch (s) {
     case TileScheduler::kTilePerBlock: return "tile_per_block";
     case TileScheduler::kPersistent: return "persistent";
+    case TileScheduler::kBalancedRounds: return "balanced_rounds";
     case TileScheduler::kStreamKTail: return "stream_k";
     case TileScheduler::kStreamKHalfTail: return "stream_k_half";
     case TileScheduler::kSplitTiles: return "split_tiles";
