@@ -638,6 +638,73 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
                                       Compute::kF32x3TF32), 0);
 }
 
+// Parts that change how C is reached but not what is summed give their twin's bits: the
+// staged-store epilogue the TMA-store epilogue's (the same accumulators, each element rounded by
+// one epilogue_value), balanced rounds the persistent walk's (the same whole tiles, each summed
+// by one block). Every kernel whose id holds `word` and its twin (the id with `twin_word`) run
+// the same problems, random A, B and C, beta read: n a multiple of 4 (C stored by TMA) and odd
+// (by the warps), a partial last round. Returns how many pairs ran.
+int expect_twin_bits(const std::string& word, const std::string& twin_word) {
+  int pairs = 0;
+  for (const GemmKernel& kernel : Registry::instance().gemm_kernels()) {
+    const size_t at = kernel.info.id.find(word);
+    if (at == std::string::npos) continue;
+    std::string twin_id = kernel.info.id;
+    twin_id.replace(at, word.size(), twin_word);
+    const GemmKernel* twin = Registry::instance().find_gemm(twin_id);
+    EXPECT_NE(twin, nullptr) << kernel.info.id << " has no twin " << twin_id;
+    if (twin == nullptr) continue;
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1000, 1000, 512},
+                           {3000, 1501, 256},
+                           {130, 4100, 1000}}) {
+      GemmProblem p;
+      p.m = m;
+      p.n = n;
+      p.k = k;
+      p.types = kernel.info.types;
+      p.alpha = 1.5f;
+      p.beta = -0.5f;
+      p.lda = p.min_lda();
+      p.ldb = p.min_ldb();
+      p.ldc = p.min_ldc();
+      DeviceOperands operands;
+      upload_random_operands(p, 31, operands);
+      std::vector<float> c0(static_cast<size_t>(p.c_span()));
+      fill_uniform(c0.data(), c0.size(), 33);
+      DeviceBuffer<float> dc;
+      EXPECT_TRUE(dc.allocate(c0.size(), "C").is_ok()) << "C";
+      if (dc.get() == nullptr) return pairs;
+      p.c = dc.get();
+      std::vector<float> result[2];
+      const GemmKernel* both[2] = {&kernel, twin};
+      for (int i = 0; i < 2; ++i) {
+        result[i].assign(c0.size(), 0.0f);
+        GemmOptions options;
+        options.kernel = both[i]->info.id;
+        const Status st = dc.upload(c0.data(), c0.size()).is_ok()
+                              ? gemm(Context::cuda(0), p, options)
+                              : io_error("uploading C");
+        EXPECT_TRUE(st.is_ok()) << both[i]->info.id << ": " << st.message();
+        EXPECT_TRUE(dc.download(result[i].data(), result[i].size()).is_ok()) << "C";
+      }
+      EXPECT_EQ(0, std::memcmp(result[0].data(), result[1].data(), c0.size() * sizeof(float)))
+          << kernel.info.id << " and " << twin_id << " differ at " << m << "x" << n << "x" << k;
+      EXPECT_NE(0, std::memcmp(result[0].data(), c0.data(), c0.size() * sizeof(float)))
+          << kernel.info.id << " left C as it was at " << m << "x" << n << "x" << k;
+    }
+    ++pairs;
+  }
+  return pairs;
+}
+
+TEST(CudaGemm, TwinPartsGiveTheSameBits) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  DeviceInfo d;
+  if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
+  EXPECT_GT(expect_twin_bits(".balanced_rounds.", ".persistent."), 0) << "no balanced-rounds kernel";
+  EXPECT_GT(expect_twin_bits(".staged_store", ".tma_store"), 0) << "no staged-store kernel";
+}
+
 // The sm90 split_tiles kernels refuse shapes whose tiles they would not cut (fewer than 2 k-pieces
 // each): there they would be twins of the persistent kernels. Host code only (can_implement), so it
 // runs without a GPU: with no device given, the H200's 132 SMs.

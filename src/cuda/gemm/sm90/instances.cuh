@@ -19,11 +19,12 @@
 
 #include "core/schedules/balanced_rounds.hpp"
 #include "cuda/gemm/sm90/entry.cuh"
+#include "cuda/gemm/sm90/epilogue_staged.cuh"
 
 namespace tilekit::cuda::sm90 {
 
 enum class Element { kBf16, kF16, kF32 };
-enum class Epilogue { kDirectStore, kTmaStore };
+enum class Epilogue { kDirectStore, kTmaStore, kStagedStore };
 enum class TileScheduler {
   kTilePerBlock,
   kPersistent,
@@ -77,6 +78,11 @@ struct Instance {
     r.epilogue = Epilogue::kTmaStore;
     return r;
   }
+  constexpr Instance staged_store() const {
+    Instance r = *this;
+    r.epilogue = Epilogue::kStagedStore;
+    return r;
+  }
   constexpr Instance cluster(int m) const {
     Instance r = *this;
     r.cluster_m = m;
@@ -128,6 +134,8 @@ constexpr Instance kARegisters = listed_as("sm90_09_tf32_registers", 9).tma_stor
 constexpr Instance kSplitTiles =
     listed_as("sm90_10_split_tiles", 10).tma_store().scheduled(TileScheduler::kSplitTiles);
 // New to the table, so no former id: the persistent walk on only as many blocks as its rounds need.
+// New to the table too: every C stored a row at a time by its warps from one box each.
+constexpr Instance kStagedStore = listed_as("", 7).staged_store();
 constexpr Instance kBalancedRounds =
     listed_as("", 2).tma_store().scheduled(TileScheduler::kBalancedRounds);
 
@@ -195,6 +203,10 @@ constexpr Instance kInstances[] = {
     // measured the idle SMs' headroom (clock, L2) to pay.
     kBalancedRounds.bf16().tile(128, 256, 4).rank(23),
     kBalancedRounds.f16().tile(128, 256, 4).rank(23),
+    // Below the TMA-store rows they twin: the stores hold the tensor cores (no TMA to hand them
+    // to), and chosen where the tuner measured its smaller staging or its row stores to pay.
+    kStagedStore.bf16().tile(128, 128, 6).rank(20),
+    kStagedStore.f16().tile(128, 128, 6).rank(20),
 };
 constexpr size_t kInstanceCount = std::size(kInstances);
 constexpr int kInstanceUnits = 6;
@@ -217,7 +229,9 @@ using SchedulerType = std::conditional_t<
                                                   StreamKHalfTailScheduler, SplitTilesScheduler>>>>>;
 
 template <Epilogue E>
-using EpilogueType = std::conditional_t<E == Epilogue::kTmaStore, TmaStoreEpilogue, DirectStoreEpilogue>;
+using EpilogueType = std::conditional_t<
+    E == Epilogue::kTmaStore, TmaStoreEpilogue,
+    std::conditional_t<E == Epilogue::kStagedStore, StagedStoreEpilogue, DirectStoreEpilogue>>;
 
 template <size_t I>
 using InstancePolicy = WgmmaPolicy<ElementType<kInstances[I].element>, kInstances[I].block_n,
@@ -245,6 +259,7 @@ constexpr const char* epilogue_word(Epilogue e) {
   switch (e) {
     case Epilogue::kDirectStore: return "direct_store";
     case Epilogue::kTmaStore: return "tma_store";
+    case Epilogue::kStagedStore: return "staged_store";
   }
   return "?";
 }
