@@ -265,13 +265,33 @@ TEST(SuiteMarkdown, ATableAModeWithRatiosVerdictsAndWhereFrom) {
   EXPECT_NE(md.find("**copy** · baseline `copy.cpu.memcpy.f32` · ceiling `copy.cpu.memcpy.f32`"),
             std::string::npos);
   EXPECT_NE(md.find("| 65536 | 0.01000 | 50 | - |"), std::string::npos) << md;
-  // Under each of the two tables: the command, the commit and the date.
+  // Once, under the last table, for the record all tables come from: the command, the commit,
+  // the date and the device.
   const std::string made_by = "Made by `tilekit bench --suite made-up --backend cpu` at commit "
-                              "`abc1234`, 2026-01-02T03:04:05Z.";
+                              "`abc1234`, 2026-01-02T03:04:05Z. Device: Test CPU (2 threads).";
   const size_t first = md.find(made_by);
   ASSERT_NE(first, std::string::npos) << md;
-  EXPECT_NE(md.find(made_by, first + 1), std::string::npos) << md;
-  EXPECT_NE(md.find("Device: Test CPU (2 threads)"), std::string::npos) << md;
+  EXPECT_EQ(md.find(made_by, first + 1), std::string::npos) << md;
+  EXPECT_GT(first, md.find("| 65536 |")) << md;
+}
+
+// A suite that times auto against the baseline alone has no own-kernel columns and says nothing
+// of own kernels: no "0 of N (0 measured)".
+TEST(SuiteMarkdown, AutoAgainstTheBaselineAloneLeavesTheOwnKernelColumnsOut) {
+  json rec = made_up_record();
+  json rows = json::array();
+  for (const json& r : rec["rows"])
+    if (r["part"] == 0 && (r["kernel"] == "auto" || r.value("is_baseline", false))) rows.push_back(r);
+  rec["rows"] = rows;
+  SuiteRecord parsed;
+  ASSERT_TRUE(parse_suite_record(rec, "r.json", &parsed));
+  const std::string md = suite_markdown(parsed);
+  EXPECT_NE(md.find("| ops | shape | baseline ms | auto ms | auto / base | auto ran | verdict |\n"
+                    "|---|---|--:|--:|--:|---|---|\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("best own kernel"), std::string::npos) << md;
+  EXPECT_NE(md.find("auto ≥ 1.0× the baseline at "), std::string::npos) << md;
 }
 
 TEST(SuiteMarkdown, AMissedTargetAndAnInterruptedRunSaySo) {
