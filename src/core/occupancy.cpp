@@ -320,7 +320,7 @@ Status compute_occupancy(const ArchProperties& arch, const OccupancyQuery& q, Oc
   TILEKIT_RETURN_IF_ERROR(check_query(arch, q));
   OccupancyResult o;
   // Above the default 48 KB per block a kernel must have opted in (cudaFuncSetAttribute with
-  // cudaFuncAttributeMaxDynamicSharedMemorySize); count it as done, as the issue asks.
+  // cudaFuncAttributeMaxDynamicSharedMemorySize); counted as done: the occupancy once opted in.
   o.opted_in = q.smem + q.dyn_smem > arch.smem_per_block;
   const int warps = divide_round_up(q.threads, arch.warp_size);
   o.limit_warps = arch.max_warps_per_sm() / warps;

@@ -1,5 +1,5 @@
 // Transpose, dot and copy on the CPU backend: every registered CPU kernel against the
-// reference on the shapes, exact transposes, dot within a bound that grows with n,
+// reference on odd and aligned shapes, exact transposes, dot within a bound that grows with n,
 // empty inputs, and clear errors for bad shapes and leading dimensions.
 #include <gtest/gtest.h>
 
