@@ -1,6 +1,6 @@
 # Installs this build into a scratch prefix, configures and builds examples/downstream against
 # it with find_package(tilekit), runs both executables (shared and static library), and has the
-# installed CLI draw a plot with its installed scripts.
+# installed CLI draw a plot with its installed scripts, and its report once the prefix is moved.
 # Usage: cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -P run_downstream_example.cmake
 file(REMOVE_RECURSE "${WORK_DIR}")
 function(run)
@@ -26,4 +26,20 @@ endif()
 string(FIND "${err}" "from ${WORK_DIR}/prefix/share/tilekit/scripts" installed_scripts)
 if(installed_scripts EQUAL -1)
   message(FATAL_ERROR "the installed tilekit did not plot with its installed scripts:\n${err}")
+endif()
+# Moved away from where it was installed, with no source tree beside it, the installed CLI still
+# finds its data beside itself: `tilekit report` draws its plots with the moved prefix's scripts.
+file(RENAME "${WORK_DIR}/prefix" "${WORK_DIR}/moved")
+execute_process(COMMAND "${WORK_DIR}/moved/bin/tilekit" report --quick --backend cpu
+                        --out "${WORK_DIR}/report"
+                WORKING_DIRECTORY "${WORK_DIR}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS "${WORK_DIR}/report/gflops_vs_n.png"
+   OR NOT EXISTS "${WORK_DIR}/report/roofline.png")
+  message(FATAL_ERROR "the moved tilekit could not draw its report (${rc}):\n${out}\n${err}")
+endif()
+string(FIND "${out}${err}" "plots written by ${WORK_DIR}/moved/share/tilekit/scripts/plot_report.py"
+       moved_scripts)
+if(moved_scripts EQUAL -1)
+  message(FATAL_ERROR "the moved tilekit did not plot with the scripts beside it:\n${out}\n${err}")
 endif()
