@@ -364,6 +364,23 @@ void upload_random_operands(GemmProblem& p, uint64_t seed, DeviceOperands& out) 
   p.b = out.b.get();
 }
 
+// A row-major m × n × k problem of `types` with the least ld, as the tests below run it;
+// pointers unset.
+GemmProblem packed_problem(int64_t m, int64_t n, int64_t k, const GemmTypes& types,
+                           float alpha = 1.0f, float beta = 0.0f) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.types = types;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.lda = p.min_lda();
+  p.ldb = p.min_ldb();
+  p.ldc = p.min_ldc();
+  return p;
+}
+
 // Split-K adds its k slices in a fixed order: every run gives the same bits (no atomics).
 // Runs every kernel whose id contains `id_part` 10 times on one problem of `m`×`n`×`k`
 // (random inputs stored as `type`) and expects the same bits each time; returns how many ran.
@@ -371,15 +388,10 @@ void upload_random_operands(GemmProblem& p, uint64_t seed, DeviceOperands& out) 
 // mode).
 int expect_bit_identical_runs(const std::string& id_part, DType type, int64_t m, int64_t n, int64_t k,
                               std::optional<Compute> compute = std::nullopt) {
-  GemmProblem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.types.a = p.types.b = type;
-  p.types.compute = compute.value_or(type == DType::kF32 ? Compute::kF32 : Compute::kBF16);
-  p.lda = p.min_lda();
-  p.ldb = p.min_ldb();
-  p.ldc = p.min_ldc();
+  GemmTypes types;
+  types.a = types.b = type;
+  types.compute = compute.value_or(type == DType::kF32 ? Compute::kF32 : Compute::kBF16);
+  GemmProblem p = packed_problem(m, n, k, types);
   DeviceOperands operands;
   upload_random_operands(p, 11, operands);
   DeviceBuffer<float> dc;
@@ -506,17 +518,7 @@ TEST(CudaGemm, LadderStreamKIsCorrectUnderAnSmLimit) {
 // (beta != 0, so C is read too).
 TEST(CudaGemm, SplitKSumGivesTheSameBitsWithAndWithoutFloat4) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
-  GemmProblem p;
-  p.m = 64;
-  p.n = 200;
-  p.k = 8191;
-  p.types.a = p.types.b = DType::kF32;
-  p.types.compute = Compute::kF32;
-  p.alpha = 1.5f;
-  p.beta = -0.5f;
-  p.lda = p.min_lda();
-  p.ldb = p.min_ldb();
-  p.ldc = p.min_ldc();
+  GemmProblem p = packed_problem(64, 200, 8191, GemmTypes{}, 1.5f, -0.5f);  // FP32 throughout
   DeviceOperands operands;
   upload_random_operands(p, 21, operands);
   const size_t c_count = static_cast<size_t>(p.c_span());
@@ -657,16 +659,7 @@ int expect_twin_bits(const std::string& word, const std::string& twin_word) {
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1000, 1000, 512},
                            {3000, 1501, 256},
                            {130, 4100, 1000}}) {
-      GemmProblem p;
-      p.m = m;
-      p.n = n;
-      p.k = k;
-      p.types = kernel.info.types;
-      p.alpha = 1.5f;
-      p.beta = -0.5f;
-      p.lda = p.min_lda();
-      p.ldb = p.min_ldb();
-      p.ldc = p.min_ldc();
+      GemmProblem p = packed_problem(m, n, k, kernel.info.types, 1.5f, -0.5f);
       DeviceOperands operands;
       upload_random_operands(p, 31, operands);
       std::vector<float> c0(static_cast<size_t>(p.c_span()));
