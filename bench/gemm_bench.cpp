@@ -228,6 +228,7 @@ BenchRow finish_row(const TimedRow& t, const TimingPolicy& policy) {
   row.outcome = RowOutcome::kOk;
   mark_noise(&row);
   row.gflops = row.timing.median_s > 0 ? row.flops / row.timing.median_s / 1e9 : 0;
+  row.gbps = row.timing.median_s > 0 ? row.bytes / row.timing.median_s / 1e9 : 0;
   return row;
 }
 
@@ -498,6 +499,12 @@ Status run_gemm_bench(const GemmBenchConfig& cfg, std::vector<BenchRow>* rows) {
       row.flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
                       static_cast<double>(p.k) +
                   (cfg.beta != 0.0f ? 3.0 * static_cast<double>(p.m) * static_cast<double>(p.n) : 0.0);
+      // What must move once: A and B read, C written (and read when beta != 0).
+      const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
+      const auto bytes_of = [](DType t) { return static_cast<double>(dtype_size(t)); };
+      row.bytes = static_cast<double>(p.k) * (static_cast<double>(p.m) * bytes_of(p.types.a) +
+                                              static_cast<double>(p.n) * bytes_of(p.types.b)) +
+                  mn * bytes_of(p.types.c) * (cfg.beta != 0.0f ? 2 : 1);
 
       const GemmKernel* kernel = nullptr;
       std::string reason;

@@ -24,8 +24,10 @@ const std::vector<std::string> kGemmOps = {"NN", "NT", "TN", "TT"};
 const std::vector<std::string> kSuiteFields = {"name", "description", "parts"};
 const std::vector<std::string> kPartFields = {"op",      "dtype",       "compute",    "ops",
                                               "layout",  "shapes",      "kernels",    "max_time",
-                                              "min_samples", "interleave", "targets"};
-const std::vector<std::string> kGemmOnlyFields = {"dtype", "compute", "ops", "layout", "interleave"};
+                                              "min_samples", "interleave", "targets",
+                                              "bandwidth_target"};
+const std::vector<std::string> kGemmOnlyFields = {"dtype", "compute", "ops", "layout", "interleave",
+                                                  "bandwidth_target"};
 
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
@@ -238,6 +240,8 @@ Status parse_part(const json& j, const std::string& field, const Fields& f, Suit
   TILEKIT_RETURN_IF_ERROR(parse_shapes(j, where + "shapes", f, p));
   TILEKIT_RETURN_IF_ERROR(parse_kernels(j, where, f, p));
   TILEKIT_RETURN_IF_ERROR(get_number(j, "max_time", where + "max_time", f, &p->max_time));
+  TILEKIT_RETURN_IF_ERROR(
+      get_number(j, "bandwidth_target", where + "bandwidth_target", f, &p->bandwidth_target));
   TILEKIT_RETURN_IF_ERROR(
       get_int(j, "min_samples", where + "min_samples", 1, 1000000, f, &p->min_samples));
   return parse_targets(j, where, f, p);
@@ -485,6 +489,7 @@ json suite_record(const Suite& suite, const SuiteRun& run, const Environment& en
       j["ops"] = p.ops;
       j["layout"] = p.layout;
       j["interleave"] = p.interleave;
+      if (p.bandwidth_target > 0) j["bandwidth_target"] = p.bandwidth_target;
     }
     j["baseline"] = i < run.baselines.size() ? run.baselines[i] : "";
     j["ceiling"] = i < run.ceilings.size() ? run.ceilings[i] : "";

@@ -43,6 +43,7 @@ struct SuitePart {
   int min_samples = TimingPolicy{}.min_samples;
   int interleave = 1;                      // gemm: --interleave
   std::map<std::string, double> targets;   // size → least best own kernel / baseline
+  double bandwidth_target = 0;             // gemm: least GB/s of auto at every size (0: none)
 };
 
 struct Suite {

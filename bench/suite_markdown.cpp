@@ -82,6 +82,7 @@ SuiteRecord::Part read_part(const json& p) {
   part.ceiling = p.value("ceiling", std::string());
   const json targets = p.value("targets", json::object());  // kept: items() refers into it
   for (const auto& [size, ratio] : targets.items()) part.targets.emplace_back(size, ratio.get<double>());
+  part.bandwidth_target = p.value("bandwidth_target", 0.0);
   return part;
 }
 
@@ -97,6 +98,7 @@ SuiteRecord::Row read_row(const json& r, const std::vector<SuiteRecord::Part>& p
   row.outcome = r.at("outcome").get<std::string>();
   row.median_ms = r.value("median_ms", 0.0);
   row.rate = r.value(parts[row.part].op == "gemm" ? "gflops" : "gbps", 0.0);
+  row.gbps = r.value("gbps", 0.0);
   row.baseline_ratio = r.value("baseline_ratio", 0.0);
   row.ceiling_ratio = r.value("ceiling_ratio", 0.0);
   row.noisy = r.value("noisy", false);
@@ -117,7 +119,8 @@ struct Cell {
   const Row *base = nullptr, *automatic = nullptr, *best = nullptr;
   std::vector<std::string> problems;
   bool noisy = false;
-  double target = 0;  // 0: none
+  double target = 0;            // least best own / baseline; 0: none
+  double bandwidth_target = 0;  // least GB/s of auto; 0: none
 };
 
 void judge(const Part& part, Cell* c) {
@@ -135,6 +138,25 @@ void judge(const Part& part, Cell* c) {
   for (const Row* r : {c->base, c->automatic, c->best}) c->noisy = c->noisy || (r && r->noisy);
   for (const auto& [size, ratio] : part.targets)
     if (size == c->size) c->target = ratio;
+  c->bandwidth_target = part.bandwidth_target;
+}
+
+bool ok(const Row* r) { return r && r->outcome == "ok"; }
+
+// Whether the cell's targets hold: the best own kernel's ratio, auto's bandwidth.
+bool targets_met(const Cell& c) {
+  const bool ratio = c.target <= 0 || (c.best && c.best->baseline_ratio >= c.target);
+  const bool bandwidth =
+      c.bandwidth_target <= 0 || (ok(c.automatic) && c.automatic->gbps >= c.bandwidth_target);
+  return ratio && bandwidth;
+}
+
+// "≥ 1.2×", "auto ≥ 4300 GB/s", or both.
+std::string targets_text(const Cell& c) {
+  std::vector<std::string> parts;
+  if (c.target > 0) parts.push_back("≥ " + fixed(c.target, 1) + "×");
+  if (c.bandwidth_target > 0) parts.push_back("auto ≥ " + fixed(c.bandwidth_target, 0) + " GB/s");
+  return join(parts, ", ");
 }
 
 std::vector<Cell> cells_of(const SuiteRecord& rec, const std::string& mode) {
@@ -160,16 +182,14 @@ std::string verdict(const Cell& c) {
   std::string text;
   if (!c.problems.empty()) {
     text = "**" + join(c.problems, "; ") + "**";
-  } else if (c.target > 0) {
-    const double ratio = c.best ? c.best->baseline_ratio : 0;
-    text = std::string(ratio >= c.target ? "met" : "**missed**") + " (≥ " + fixed(c.target, 1) + "×)";
+  } else if (c.target > 0 || c.bandwidth_target > 0) {
+    text = std::string(targets_met(c) ? "met" : "**missed**") + " (" + targets_text(c) + ")";
   } else {
     text = "PASS";
   }
   return c.noisy ? text + ", noisy" : text;
 }
 
-bool ok(const Row* r) { return r && r->outcome == "ok"; }
 std::string ms_of(const Row* r) { return ok(r) ? ms_text(r->median_ms) : "-"; }
 std::string ratio_of(const Row* r) { return ok(r) ? ratio_text(r->baseline_ratio) : "-"; }
 
@@ -179,16 +199,25 @@ bool any_own(const std::vector<Cell>& cells) {
   return std::any_of(cells.begin(), cells.end(), [](const Cell& c) { return c.best != nullptr; });
 }
 
+// Whether any shape of a mode has a bandwidth target: its table then shows GB/s.
+bool any_bandwidth(const std::vector<Cell>& cells) {
+  return std::any_of(cells.begin(), cells.end(), [](const Cell& c) { return c.bandwidth_target > 0; });
+}
+
+std::string gbps_of(const Row* r) { return ok(r) ? fixed(r->gbps, 0) : "-"; }
+
 void gemm_table(std::ostream& out, const SuiteRecord& rec, const std::vector<Cell>& cells) {
-  const bool own = any_own(cells);
-  out << "| ops | shape | baseline ms | auto ms | auto / base | auto ran | "
-      << (own ? "best own kernel | ms | own / base | " : "") << "verdict |\n|---|---|--:|--:|--:|---|"
-      << (own ? "---|--:|--:|" : "") << "---|\n";
+  const bool own = any_own(cells), bandwidth = any_bandwidth(cells);
+  out << "| ops | shape | baseline ms | auto ms | auto / base | "
+      << (bandwidth ? "baseline GB/s | auto GB/s | " : "") << "auto ran | "
+      << (own ? "best own kernel | ms | own / base | " : "") << "verdict |\n|---|---|--:|--:|--:|"
+      << (bandwidth ? "--:|--:|" : "") << "---|" << (own ? "---|--:|--:|" : "") << "---|\n";
   for (const Cell& c : cells) {
     const Row* a = c.automatic;
     out << "| " << c.ops << rec.parts[c.part].ops_layout << " | " << c.size << " | " << ms_of(c.base)
-        << " | " << ms_of(a) << " | " << ratio_of(a) << " | " << (ok(a) ? code(a->resolved) : "-")
-        << " | ";
+        << " | " << ms_of(a) << " | " << ratio_of(a) << " | ";
+    if (bandwidth) out << gbps_of(c.base) << " | " << gbps_of(a) << " | ";
+    out << (ok(a) ? code(a->resolved) : "-") << " | ";
     if (own)
       out << (c.best ? code(c.best->kernel) : "-") << " | " << ms_of(c.best) << " | "
           << ratio_of(c.best) << " | ";
@@ -233,9 +262,9 @@ std::string summary(const std::string& mode, bool gemm, const std::vector<Cell>&
     autos.push_back(ok(c.automatic) ? c.automatic->baseline_ratio : 0);
     owns.push_back(ok(c.best) ? c.best->baseline_ratio : 0);
     failing += !c.problems.empty();
-    if (c.target > 0) {
+    if (c.target > 0 || c.bandwidth_target > 0) {
       ++targets;
-      met += c.best && c.best->baseline_ratio >= c.target;
+      met += targets_met(c);
     }
   }
   std::vector<std::string> clauses;

@@ -17,11 +17,13 @@ struct SuiteRecord {
   struct Part {
     std::string op, mode, ops_layout, baseline, ceiling;
     std::vector<std::pair<std::string, double>> targets;  // size → least best own / baseline
+    double bandwidth_target = 0;  // gemm: least GB/s of auto at every size (0: none)
   };
   struct Row {
     int part = 0;
     std::string ops, kernel, resolved, size, outcome;
     double median_ms = 0, rate = 0, baseline_ratio = 0, ceiling_ratio = 0;  // rate: GFLOP/s or GB/s
+    double gbps = 0;  // the bytes that must move once, over the median
     bool noisy = false, vendor = false;
   };
   std::string path, suite, description, commit, command, date, device, details;

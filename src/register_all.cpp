@@ -22,6 +22,7 @@
   /* the production families, one instance table each */                                     \
   FILE(gemm_simt)                   /* SIMT FP32: simt/instances.cuh */                        \
   FILE(gemm_sm90)                   /* Hopper wgmma/TMA: sm90/instances.cuh */                 \
+  FILE(gemm_gemv)                   /* C with a side <= 16, W streamed: gemv/gemv.cu */        \
   /* copies, the memory-bandwidth yardsticks */                                                 \
   FILE(copy_cuda)                   /* memory/copy.cu */                                        \
   /* the transpose ladder (docs/memory.md) */                                                   \

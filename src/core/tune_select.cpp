@@ -20,6 +20,7 @@
 #include "core/tune_select.hpp"
 
 #include "core/dispatch.hpp"
+#include "core/gemv_view.hpp"
 #include "tilekit/occupancy.hpp"
 #include "tilekit/tune_cache.hpp"
 
@@ -769,6 +770,50 @@ struct RememberedSelections {
   }
 };
 
+// A product whose C has a short side (the gemv form, core/gemv_view.hpp) reads its other
+// operand once and does a few FLOPs per element of it: its time is that operand's bytes over the
+// memory bandwidth. Where W's lines run along k (a decode step's x·Wᵀ, A·b with A row-major),
+// the gemv family streams W faster than the tiled kernels: 16-bit inputs on the tensor cores up
+// to 16 rows; FP32 inputs in FP32 FMAs (the f32 and 3xTF32 modes) up to 8 rows, past which the
+// tiled split-K kernels win. Where X's rows do not run along k either (op(A) = Aᵀ for C's rows),
+// its elements are gathered one at a time, which pays only up to 4 rows. The tf32 mode is left
+// to the tensor-core tiles: its baseline is on the tensor cores too, and FP32 FMAs lose to them.
+// There such a product goes to the highest-ranked gemv kernel that runs it, before any tuned
+// entry is asked (the tuned tables hold no measurements of the family); everywhere else the
+// tables and the ranking decide. docs/tuning.md has the measurements behind these limits.
+constexpr int64_t kStreamedRows16Bit = 16;
+constexpr int64_t kStreamedRowsF32 = 8;
+constexpr int64_t kStreamedRowsGathered = 4;
+
+bool streams_best(const GemmProblem& p) {
+  if (p.types.compute == Compute::kTF32) return false;
+  GemvView v;
+  const int64_t most = p.types.a == DType::kF32 ? kStreamedRowsF32 : kStreamedRows16Bit;
+  if (!gemv_view(p, most, &v).is_ok() || !v.w_along_k) return false;
+  return v.x_step == 1 || v.rows <= kStreamedRowsGathered;
+}
+
+bool pick_streamed(const KernelList<GemmKernel>& list, const GemmProblem& p, const Context& ctx,
+                   const DeviceInfo* device, bool allow_vendor, bool explain,
+                   Selection<GemmProblem>* out) {
+  if (!streams_best(p)) return false;
+  const GemmKernel* best = nullptr;
+  for (const GemmKernel& k : list.all())
+    if (k.info.family == "gemv" && k.info.types == p.types && k.info.backend == ctx.backend &&
+        (!best || k.info.auto_rank > best->info.auto_rank) &&
+        admissible(k, p, ctx, device, allow_vendor))
+      best = &k;
+  if (!best) return false;
+  out->kernel = best;
+  out->split_k = 0;
+  if (explain)
+    out->reason = "streamed: C's short side of " + std::to_string(std::min(p.m, p.n)) +
+                  " with W's lines along k: W read once, at the memory's rate";
+  else
+    out->reason.clear();
+  return true;
+}
+
 }  // namespace
 
 Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, const Context& ctx,
@@ -791,6 +836,7 @@ Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, con
       out->reason.clear();
     return Status::ok();
   }
+  if (pick_streamed(list, p, ctx, device, allow_vendor, explain, out)) return Status::ok();
   if (pick_tuned(tuning->cache, p, ctx, device, allow_vendor, out, explain) ||
       pick_tuned(tuning->shipped, p, ctx, device, allow_vendor, out, explain)) {
     remembered.add(RememberedSelection{tuning, bucket, p.m, p.n, p.k, p.lda, p.ldb, p.ldc,

@@ -1262,7 +1262,7 @@ class Suites(TempDirTest):
         r = run("bench", "--suite", "no-such-suite", "--backend", "cpu")
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-        self.assertIn("no suite 'no-such-suite' (suites: auto-vs-cublas, evaluation, "
+        self.assertIn("no suite 'no-such-suite' (suites: auto-vs-cublas, decode, evaluation, "
                       "hopper-targets, ladder-targets, memory, smoke)", r.stderr)
 
     def test_bad_suite_file_is_named_with_its_field(self):

@@ -158,7 +158,8 @@ TEST_F(SuiteDir, TheNameMustBeTheFilesName) {
 TEST(ShippedSuites, ParseAndHoldTheirShapes) {
   const std::vector<std::string> names = suite_names({TILEKIT_SUITES_DIR});
   for (const char* expected :
-       {"auto-vs-cublas", "evaluation", "hopper-targets", "ladder-targets", "memory", "smoke"})
+       {"auto-vs-cublas", "decode", "evaluation", "hopper-targets", "ladder-targets", "memory",
+        "smoke"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   for (const std::string& name : names) {
     Suite suite;
@@ -292,6 +293,35 @@ TEST(SuiteMarkdown, AutoAgainstTheBaselineAloneLeavesTheOwnKernelColumnsOut) {
       << md;
   EXPECT_EQ(md.find("best own kernel"), std::string::npos) << md;
   EXPECT_NE(md.find("auto ≥ 1.0× the baseline at "), std::string::npos) << md;
+}
+
+// A bandwidth target (a decode suite's): the mode's table shows the baseline's and auto's GB/s,
+// and the verdict holds auto's GB/s to it at every shape (rows carry rate and GB/s alike here:
+// 125 at 64, 100 at 96x80x72).
+TEST(SuiteMarkdown, ABandwidthTargetShowsGbpsAndJudgesAuto) {
+  json rec = made_up_record();
+  rec["parts"][0].erase("targets");
+  rec["parts"][0]["bandwidth_target"] = 110.0;
+  SuiteRecord parsed;
+  ASSERT_TRUE(parse_suite_record(rec, "r.json", &parsed));
+  const std::string md = suite_markdown(parsed);
+  EXPECT_NE(md.find("| ops | shape | baseline ms | auto ms | auto / base | baseline GB/s | auto GB/s "
+                    "| auto ran |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| NN | 64 | 1.000 | 0.8000 | 1.25× | 100 | 125 | "), std::string::npos) << md;
+  EXPECT_NE(md.find("| met (auto ≥ 110 GB/s) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("targets met at 1 of 2"), std::string::npos) << md;
+  // The copy table has no bandwidth target: it keeps its own columns.
+  EXPECT_NE(md.find("| size | baseline ms | baseline GB/s | best own kernel |"), std::string::npos);
+}
+
+// A suite's bandwidth target is a gemm part's number above 0.
+TEST(SuiteFile, BandwidthTargetIsAGemmNumber) {
+  EXPECT_EQ(suite_error(with_part(R"({"op": "gemm", "shapes": [4], "bandwidth_target": 0})")),
+            "s.json: parts[0].bandwidth_target: must be a number above 0");
+  EXPECT_EQ(suite_error(with_part(R"({"op": "copy", "shapes": [4], "bandwidth_target": 10})")),
+            "s.json: parts[0].bandwidth_target: only gemm parts take it");
 }
 
 TEST(SuiteMarkdown, AMissedTargetAndAnInterruptedRunSaySo) {

@@ -558,6 +558,123 @@ TEST(CudaGemm, SkinnyIsBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs("simt.f32.skinny_m8", DType::kF32, 1, 4096, 4096), 0);
 }
 
+// The gemv family streams W once for C with a side of at most 16 (its k sliced over blocks and
+// summed in slice order): the same bits on every run, sliced (a few outputs, a long k) or whole,
+// W along k (x·Wᵀ: packed_problem's B is k × n, so m small is along the outputs and n small is
+// along k) and along the outputs.
+TEST(CudaGemm, GemvIsBitIdenticalRunToRun) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  for (DType type : {DType::kF32, DType::kBF16, DType::kF16}) {
+    EXPECT_GT(expect_bit_identical_runs("gemv.", type, 5, 300, 8191), 0) << dtype_name(type);
+    EXPECT_GT(expect_bit_identical_runs("gemv.", type, 4096, 3, 4097), 0) << dtype_name(type);
+    EXPECT_GT(expect_bit_identical_runs("gemv.", type, 16, 8192, 1024), 0) << dtype_name(type);
+  }
+}
+
+// auto sends a product with a short side and W's lines along k to the gemv family (16-bit
+// inputs up to 16 rows, FP32 up to 8), and leaves the others to the tables and the ranking.
+TEST(CudaGemm, AutoStreamsShortSidesWithWAlongK) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  struct Expect {
+    GemmTypes types;
+    int64_t m, n;
+    Op op_a, op_b;
+    bool gemv;
+  };
+  const GemmTypes f32{}, bf16{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16};
+  const GemmTypes tf32{DType::kF32, DType::kF32, DType::kF32, Compute::kTF32};
+  for (const Expect& e : {Expect{bf16, 16, 8192, Op::kN, Op::kT, true},   // x·Wᵀ
+                          Expect{bf16, 8192, 3, Op::kN, Op::kN, true},    // A·b
+                          Expect{f32, 8, 8192, Op::kN, Op::kT, true},
+                          Expect{f32, 16, 8192, Op::kN, Op::kT, false},   // FP32 past 8 rows
+                          Expect{f32, 4, 8192, Op::kN, Op::kN, false},    // x·W: W along n
+                          Expect{bf16, 17, 8192, Op::kN, Op::kT, false},  // no short side
+                          Expect{bf16, 4, 8192, Op::kT, Op::kT, true},    // X gathered, 4 rows
+                          Expect{bf16, 8, 8192, Op::kT, Op::kT, false},   // ... 8 rows
+                          Expect{tf32, 4, 8192, Op::kN, Op::kT, false}}) {  // tf32: its tiles
+    GemmProblem p = packed_problem(e.m, e.n, 1024, e.types);
+    p.op_a = e.op_a;
+    p.op_b = e.op_b;
+    p.lda = p.min_lda();
+    p.ldb = p.min_ldb();
+    alignas(16) static float nothing[8];  // selection reads shapes, types and addresses only
+    p.a = p.b = p.c = nothing;
+    Selection<GemmProblem> chosen;
+    ASSERT_TRUE(select_gemm_kernel(p, Context::cuda(0), false, &chosen, true)) << p.describe();
+    EXPECT_EQ(chosen.kernel->info.family == "gemv", e.gemv)
+        << p.describe() << ": " << chosen.kernel->info.id << " (" << chosen.reason << ")";
+  }
+}
+
+// The gemv family's shapes: C's short side from 1 to 17 as C's rows and as its columns, the long
+// side a few strips with a partial one, k long, odd and short, every layout and op, the three
+// betas (0 poisons C with NaN), padded and misaligned operands, and exact small integers.
+std::vector<GemmCase> gemv_cases() {
+  std::vector<GemmCase> out;
+  int index = 0;
+  for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
+    for (Op op_a : {Op::kN, Op::kT})
+      for (Op op_b : {Op::kN, Op::kT})
+        for (int64_t side : {1, 2, 3, 8, 9, 16, 17}) {
+          GemmCase c;
+          c.layout = layout;
+          c.op_a = op_a;
+          c.op_b = op_b;
+          const int64_t longer = index % 3 == 0 ? 1000 : index % 3 == 1 ? 129 : 4100;
+          const bool short_rows = index % 2 == 0;
+          c.m = short_rows ? side : longer;
+          c.n = short_rows ? longer : side;
+          // 1024 and 1000 (padded by 8) keep 16-bit lines on 16-byte boundaries (the
+          // tensor-core path), 1000 with a partial last chunk of 32.
+          c.k = index % 4 == 0 ? 2053 : index % 4 == 1 ? 17 : index % 4 == 2 ? 1024 : 1000;
+          c.beta = index % 3 == 0 ? 0.0f : index % 3 == 1 ? 1.0f : -0.5f;
+          c.alpha = c.beta == 1.0f ? 1.0f : -1.25f;
+          c.ld_pad = index % 4 == 1 ? 5 : index % 4 == 3 ? 8 : 0;
+          c.misalign = index % 5 == 2 ? 1 : 0;
+          c.exact = index % 7 == 3;
+          if (c.exact) c.beta = 2.0f;
+          out.push_back(c);
+          ++index;
+        }
+  return out;
+}
+
+std::vector<const GemmKernel*> gemv_kernels() {
+  std::vector<const GemmKernel*> out;
+  for (const GemmKernel* k : cuda_kernels())
+    if (k != nullptr && k->info.family == "gemv") out.push_back(k);
+  if (out.empty()) out.push_back(nullptr);
+  return out;
+}
+
+class GemvKernel : public ::testing::TestWithParam<KernelAndCase> {};
+
+TEST_P(GemvKernel, MatchesTheReference) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  const GemmKernel* kernel = std::get<0>(GetParam());
+  if (kernel == nullptr) GTEST_SKIP() << "this build registers no gemv kernel";
+  GemmCase c = std::get<1>(GetParam());
+  c.seed = test_seed() + static_cast<uint64_t>(c.m * 131 + c.n * 7 + c.k);
+  const CaseResult r = run_gemm_case(c, Context::cuda(0), kernel);
+  const bool short_side = std::min(c.m, c.n) <= 16;
+  if (r.skipped) {
+    EXPECT_FALSE(short_side) << kernel->info.id << " refuses " << c.describe() << ": "
+                             << r.status.message();
+    GTEST_SKIP() << kernel->info.id << " refuses " << c.describe() << ": " << r.status.message();
+  }
+  EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
+      << kernel->info.id << " " << c.describe() << ": " << r.message();
+}
+
+INSTANTIATE_TEST_SUITE_P(Family, GemvKernel,
+                         ::testing::Combine(::testing::ValuesIn(gemv_kernels()),
+                                            ::testing::ValuesIn(gemv_cases())),
+                         [](const auto& info) {
+                           const GemmKernel* k = std::get<0>(info.param);
+                           return sanitize((k ? k->info.id : "none") + "__" +
+                                           case_name(std::get<1>(info.param)));
+                         });
+
 // The CUDA kernels that take GemmProblem::split_k at run time (the tuner sets it), one test
 // each, so that a sanitizer run can pick a few by name.
 std::vector<const GemmKernel*> run_time_split_kernels() {
