@@ -17,9 +17,17 @@ namespace tilekit {
 
 // ---- what differs between ops: overloads per problem type ----
 
-// GEMM problems carry their types; a kernel implements exactly one (A, B, C, compute).
+// GEMM problems carry their types; a kernel implements exactly one (A, B, C, compute) and runs
+// problems of those types. An FP32-FMA kernel (compute f32) also runs the 3xTF32 mode: that
+// mode promises FP32's accuracy from FP32 inputs, which FP32 FMAs keep (never a lower precision).
+inline bool serves_types(const GemmTypes& kernel, const GemmTypes& problem) {
+  if (kernel == problem) return true;
+  GemmTypes as_f32 = problem;
+  as_f32.compute = Compute::kF32;
+  return problem.compute == Compute::kF32x3TF32 && kernel == as_f32;
+}
 inline Status check_types(const KernelInfo& k, const GemmProblem& p) {
-  if (k.types == p.types) return Status::ok();
+  if (serves_types(k.types, p.types)) return Status::ok();
   return invalid_argument(k.id + " implements " + describe(k.types) + "; the call asks for " +
                           describe(p.types));
 }
@@ -27,8 +35,10 @@ template <typename P>
 Status check_types(const KernelInfo&, const P&) {
   return Status::ok();  // transpose, dot and copy are float32 only
 }
-// The same test without a message: the selector skips kernels of other types on every call,
-// and building check_types' message for each of them cost microseconds per call.
+// Exactly the problem's types, without a message: the ranking offers only kernels of the
+// problem's own types (the 3xTF32 mode's ranking stays on its tensor-core kernels; measured
+// entries say where FP32 FMAs are faster), and skips the others on every call, where building
+// check_types' message for each of them cost microseconds per call.
 inline bool same_types(const KernelInfo& k, const GemmProblem& p) { return k.types == p.types; }
 template <typename P>
 bool same_types(const KernelInfo&, const P&) {

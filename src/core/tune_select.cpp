@@ -3,7 +3,10 @@
 // Order: the device's tune cache (the measured shapes nearest the one asked for, of the same
 // ops, layout, alignment and types; their candidates' times carried to the shape asked for by
 // the tile model and ranked over those neighbours, tune_select.hpp), then the table shipped in
-// the source, then select_kernel's ranking. A tuned
+// the source, then each one's bf16 entries standing in for f16 (f16_stand_ins), then
+// select_kernel's ranking; a product with a short side that the gemv family streams best goes
+// there before any of them (pick_streamed). 3xTF32 entries carry their shapes' f32
+// candidates too (add_f32_candidates_to_3xtf32). A tuned
 // id is only a suggestion: it is run only when it is still registered, is one of tilekit's own
 // kernels (a vendor kernel only when allowed), implements exactly the requested types (so never a
 // lower precision), and passes every check dispatch applies (backend, SM range, can_implement).
@@ -30,6 +33,8 @@ namespace {
 struct DeviceTuning {
   TuneCacheInfo info;
   TunedSource cache, shipped;
+  // Each one's bf16 entries as f16's (f16_stand_ins): asked only after both found no f16 class.
+  TunedSource cache_for_f16, shipped_for_f16;
 };
 
 // How many of k's blocks fit on one SM of d: the occupancy of its default launch; 1 where its
@@ -48,6 +53,69 @@ int blocks_per_sm_of(const GemmKernel& k, const DeviceInfo& d) {
 }
 
 }  // namespace
+
+std::string f16_twin_id(const std::string& bf16_id) {
+  const size_t at = bf16_id.find(".bf16");
+  if (at == std::string::npos) return std::string();
+  const char after = at + 5 < bf16_id.size() ? bf16_id[at + 5] : '\0';
+  if (after != '.' && after != '_') return std::string();
+  return bf16_id.substr(0, at + 1) + bf16_id.substr(at + 2);
+}
+
+std::vector<TuneEntry> f16_stand_ins(const std::vector<TuneEntry>& entries,
+                                     const KernelList<GemmKernel>& list) {
+  std::vector<TuneEntry> out;
+  for (const TuneEntry& e : entries) {
+    if (e.bucket.types.a != DType::kBF16 || e.bucket.types.b != DType::kBF16) continue;
+    GemmTypes twin_types = e.bucket.types;
+    twin_types.a = twin_types.b = DType::kF16;
+    const auto twin_of = [&](const std::string& id) {
+      const std::string twin = f16_twin_id(id);
+      const GemmKernel* k = twin.empty() ? nullptr : list.find(twin);
+      return k && k->info.types == twin_types ? twin : std::string();
+    };
+    TuneEntry f = e;
+    f.bucket.types = twin_types;
+    f.kernel = twin_of(e.kernel);
+    if (f.kernel.empty()) continue;
+    f.candidates.clear();
+    for (const TuneCandidate& c : e.candidates) {
+      TuneCandidate t = c;
+      t.kernel = twin_of(c.kernel);
+      if (!t.kernel.empty()) f.candidates.push_back(std::move(t));
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void add_f32_candidates_to_3xtf32(std::vector<TuneEntry>* entries) {
+  std::vector<size_t> f32;
+  for (size_t i = 0; i < entries->size(); ++i)
+    if ((*entries)[i].bucket.types.compute == Compute::kF32 &&
+        (*entries)[i].bucket.types.a == DType::kF32)
+      f32.push_back(i);
+  for (TuneEntry& e : *entries) {
+    if (e.bucket.types.compute != Compute::kF32x3TF32 || e.candidates.empty()) continue;
+    TuneBucket as_f32 = e.bucket;
+    as_f32.types.compute = Compute::kF32;
+    const auto twin = std::find_if(f32.begin(), f32.end(), [&](size_t i) {
+      const TuneEntry& o = (*entries)[i];
+      return o.bucket == as_f32 && o.m == e.m && o.n == e.n && o.k == e.k;
+    });
+    if (twin == f32.end()) continue;
+    const std::vector<TuneCandidate>& more = (*entries)[*twin].candidates;
+    e.candidates.insert(e.candidates.end(), more.begin(), more.end());
+    // The tuner's order: the fully measured, fastest first, then the screened.
+    std::stable_sort(e.candidates.begin(), e.candidates.end(),
+                     [](const TuneCandidate& x, const TuneCandidate& y) {
+                       return x.screened != y.screened ? !x.screened : x.time_s < y.time_s;
+                     });
+    e.kernel = e.candidates.front().kernel;
+    e.time_s = e.candidates.front().time_s;
+    e.split_k = e.candidates.front().split_k;
+  }
+}
 
 TileModelDevice tile_model_device(const GemmKernel& k, const DeviceInfo* device) {
   TileModelDevice m;
@@ -76,10 +144,20 @@ std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
     if (it == seen.end()) it = seen.emplace(&k, tile_model_device(k, gpu ? &d : nullptr)).first;
     return it->second;
   };
+  // A source's entries as auto reads them: 3xTF32 entries with their shapes' f32 candidates,
+  // and the bf16 entries again as f16's stand-ins, a source of their own.
+  const KernelList<GemmKernel>& list = Registry::instance().gemm;
+  const auto sources_of = [&](const std::string& name, std::vector<TuneEntry> entries,
+                              TunedSource* source, TunedSource* for_f16) {
+    add_f32_candidates_to_3xtf32(&entries);
+    *for_f16 = make_tuned_source(name + ", bf16 entries standing in for f16",
+                                 f16_stand_ins(entries, list), list, model_device);
+    *source = make_tuned_source(name, std::move(entries), list, model_device);
+  };
   std::string made_on;
   std::vector<TuneEntry> shipped = shipped_tune_table(key, &made_on);
-  t->shipped = make_tuned_source("shipped table (" + made_on + ")", std::move(shipped),
-                                 Registry::instance().gemm, model_device);
+  sources_of("shipped table (" + made_on + ")", std::move(shipped), &t->shipped,
+             &t->shipped_for_f16);
   std::string dir;
   if (Status s = tune_cache_dir(&dir); !s) {
     t->info.warning = s;
@@ -90,8 +168,7 @@ std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
   bool found = false;
   t->info.warning = load_tune_cache(t->info.path, key, &cache, &found);
   t->info.entries = cache.entries.size();
-  t->cache = make_tuned_source("cache " + t->info.path, std::move(cache.entries),
-                               Registry::instance().gemm, model_device);
+  sources_of("cache " + t->info.path, std::move(cache.entries), &t->cache, &t->cache_for_f16);
   return t;
 }
 
@@ -838,7 +915,9 @@ Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, con
   }
   if (pick_streamed(list, p, ctx, device, allow_vendor, explain, out)) return Status::ok();
   if (pick_tuned(tuning->cache, p, ctx, device, allow_vendor, out, explain) ||
-      pick_tuned(tuning->shipped, p, ctx, device, allow_vendor, out, explain)) {
+      pick_tuned(tuning->shipped, p, ctx, device, allow_vendor, out, explain) ||
+      pick_tuned(tuning->cache_for_f16, p, ctx, device, allow_vendor, out, explain) ||
+      pick_tuned(tuning->shipped_for_f16, p, ctx, device, allow_vendor, out, explain)) {
     remembered.add(RememberedSelection{tuning, bucket, p.m, p.n, p.k, p.lda, p.ldb, p.ldc,
                                        ctx.backend, ctx.device, allow_vendor, *out, explain},
                    r);

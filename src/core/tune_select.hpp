@@ -97,6 +97,22 @@ struct TunedSource {
 constexpr double kStreamedDramShare = 0.75;
 TileModelDevice tile_model_device(const GemmKernel& k, const DeviceInfo* device);
 
+// f16 and bf16 inputs run the same tensor-core parts at the same rate (every 16-bit row of the
+// Hopper and gemv tables has a twin of the other type; docs/tuning.md has the measurements), so
+// where a source measured no f16 class, its bf16 entries stand in: f16_stand_ins copies them as
+// f16 entries, each kernel id replaced by its f16 twin's (f16_twin_id: ".bf16." or ".bf16_"
+// becomes ".f16." or ".f16_"; empty for an id without the word). A twin must be registered with
+// exactly the f16 types; candidates without one are dropped, entries whose winner has none too.
+std::string f16_twin_id(const std::string& bf16_id);
+std::vector<TuneEntry> f16_stand_ins(const std::vector<TuneEntry>& entries,
+                                     const KernelList<GemmKernel>& list);
+
+// FP32 FMAs keep the 3xTF32 mode's promise (serves_types, dispatch.hpp), and the tuner
+// measures the modes at the same shapes: each 3xTF32 entry with candidates takes those of the
+// f32 entry of its bucket and shape too (the winner becomes the fastest fully measured of
+// both), so that the tile model ranks the tensor-core and FP32 kernels together.
+void add_f32_candidates_to_3xtf32(std::vector<TuneEntry>* entries);
+
 // Resolves the entries' ids in `list` (ids it lacks become nullptr and are never chosen);
 // `model_device` gives a kernel's TileModelDevice (on a GPU: SMs, blocks per SM, bandwidth;
 // unset: the defaults, which suit kernels the model does not tile).

@@ -818,6 +818,85 @@ TEST(PickTuned, OneCandidatePerChoiceTheFastest) {
   EXPECT_EQ(src.candidates[0][2].split_k, 4);
 }
 
+// bf16 entries stand in for f16 with each kernel's f16 twin; kernels without a registered twin
+// of exactly the f16 types are dropped, and other types' entries never stand in.
+TEST(PickTuned, Bf16EntriesStandInForF16ThroughTheirTwins) {
+  EXPECT_EQ(f16_twin_id("gemm.cuda.sm90.bf16.128x128x64_s6.coop.persistent.tma_store"),
+            "gemm.cuda.sm90.f16.128x128x64_s6.coop.persistent.tma_store");
+  EXPECT_EQ(f16_twin_id("gemm.cuda.gemv.bf16_cbf16.rows16"), "gemm.cuda.gemv.f16_cbf16.rows16");
+  EXPECT_EQ(f16_twin_id("gemm.cuda.simt.f32.64x64"), "");
+  EXPECT_EQ(f16_twin_id("gemm.x.bf16x"), "");
+  const GemmTypes bf16{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16};
+  const GemmTypes f16{DType::kF16, DType::kF16, DType::kF32, Compute::kBF16};
+  KernelList<GemmKernel> list;
+  list.add(fake_kernel("k.bf16.wide", bf16));
+  list.add(fake_kernel("k.f16.wide", f16));
+  list.add(fake_kernel("k.bf16.narrow", bf16));  // no f16 twin
+  list.add(fake_kernel("k.bf16.odd", bf16));
+  list.add(fake_kernel("k.f16.odd", bf16));  // named as a twin, but of the bf16 types
+  TuneEntry wide = entry_for(Buffers(512, 512, 512, bf16).p, "k.bf16.wide");
+  wide.candidates = {
+      {"k.bf16.wide", 0, 1e-3}, {"k.bf16.narrow", 0, 1.1e-3}, {"k.bf16.odd", 0, 1.2e-3}};
+  const TuneEntry narrow = entry_for(Buffers(64, 64, 64, bf16).p, "k.bf16.narrow");
+  const TuneEntry f32 = entry_for(Buffers(512, 512, 512).p, "k.bf16.wide");
+  const std::vector<TuneEntry> f16_entries = f16_stand_ins({wide, narrow, f32}, list);
+  ASSERT_EQ(f16_entries.size(), 1u);
+  EXPECT_EQ(f16_entries[0].kernel, "k.f16.wide");
+  EXPECT_TRUE(f16_entries[0].bucket.types == f16);
+  ASSERT_EQ(f16_entries[0].candidates.size(), 1u);
+  EXPECT_EQ(f16_entries[0].candidates[0].kernel, "k.f16.wide");
+  const TunedSource src = make_tuned_source("stand-ins", f16_entries, list);
+  Selection<GemmProblem> out;
+  Buffers want(400, 400, 400, f16);
+  ASSERT_TRUE(pick_tuned(src, want.p, Context::cpu(), nullptr, false, &out));
+  EXPECT_EQ(out.kernel->info.id, "k.f16.wide");
+  Buffers bf16_want(400, 400, 400, bf16);
+  EXPECT_FALSE(pick_tuned(src, bf16_want.p, Context::cpu(), nullptr, false, &out));
+}
+
+// A 3xTF32 entry takes the candidates of the f32 entry of its shape: an FP32 kernel that was
+// faster there is chosen for the 3xTF32 mode (FP32 FMAs keep its promise), never for tf32; the
+// ranking stays on the mode's own kernels.
+TEST(PickTuned, F32CandidatesJoinThe3xTf32EntryOfTheirShape) {
+  const GemmTypes x3{DType::kF32, DType::kF32, DType::kF32, Compute::kF32x3TF32};
+  const GemmTypes tf32{DType::kF32, DType::kF32, DType::kF32, Compute::kTF32};
+  KernelList<GemmKernel> list;
+  GemmKernel fma = fake_kernel("fma", GemmTypes{});
+  fma.info.auto_rank = 100;
+  list.add(fma);
+  list.add(fake_kernel("tensor", x3));
+  TuneEntry own = entry_for(Buffers(512, 512, 512, x3).p, "tensor", 0.8e-3);
+  own.candidates = {{"tensor", 0, 0.8e-3}, {"tensor", 2, 2.0e-3, true}};
+  TuneEntry f32 = entry_for(Buffers(512, 512, 512).p, "fma", 0.5e-3);
+  f32.candidates = {{"fma", 0, 0.5e-3}, {"fma", 4, 1.5e-3, true}};
+  TuneEntry elsewhere = entry_for(Buffers(512, 512, 1024).p, "fma", 0.1e-3);
+  elsewhere.candidates = {{"fma", 0, 0.1e-3}};
+  std::vector<TuneEntry> entries = {own, f32, elsewhere};
+  add_f32_candidates_to_3xtf32(&entries);
+  const TuneEntry& merged = entries[0];
+  ASSERT_EQ(merged.candidates.size(), 4u);
+  EXPECT_EQ(merged.kernel, "fma");
+  EXPECT_EQ(merged.time_s, 0.5e-3);
+  EXPECT_EQ(merged.candidates[1].kernel, "tensor");
+  EXPECT_FALSE(merged.candidates[1].screened);
+  EXPECT_TRUE(merged.candidates[2].screened && merged.candidates[3].screened);
+  EXPECT_EQ(entries[1].candidates.size(), 2u);  // the f32 entry is left as it was
+  EXPECT_EQ(entries[2].candidates.size(), 1u);
+
+  const TunedSource src = make_tuned_source("merged", entries, list);
+  Selection<GemmProblem> out;
+  Buffers want(512, 512, 512, x3);
+  ASSERT_TRUE(pick_tuned(src, want.p, Context::cpu(), nullptr, false, &out));
+  EXPECT_EQ(out.kernel->info.id, "fma");
+  EXPECT_TRUE(check_kernel(*out.kernel, want.p, Context::cpu(), nullptr));
+  Buffers lower(512, 512, 512, tf32);
+  EXPECT_FALSE(check_kernel(*out.kernel, lower.p, Context::cpu(), nullptr));
+  EXPECT_FALSE(check_kernel(*list.find("tensor"), Buffers(512, 512, 512).p, Context::cpu(),
+                            nullptr));
+  ASSERT_TRUE(select_kernel(list, want.p, Context::cpu(), nullptr, false, "gemm", &out));
+  EXPECT_EQ(out.kernel->info.id, "tensor");
+}
+
 // The explanation's numbers are printf's: append_two_digits against "%.2g" at halfway points
 // that binary fractions hit exactly (1.25, 12.5, 0.125), at decimal ones they miss by an ulp
 // (0.35, 1.45), at every two-digit value and its neighbours, around the powers of ten and the
@@ -998,6 +1077,27 @@ TEST(ShippedTuneTables, ParseAndNameOwnKernelsOfTheirTypes) {
       ASSERT_NE(k, nullptr) << t.file << ": " << e.kernel << " is not registered";
       EXPECT_EQ(k->info.role, KernelRole::kOwn) << t.file << ": " << e.kernel;
       EXPECT_TRUE(k->info.types == e.bucket.types) << t.file << ": " << e.kernel;
+    }
+  }
+}
+
+// Every bf16 entry of a shipped CUDA table has an f16 stand-in whose kernels are all registered
+// f16 twins: the Hopper table has one row of each type for every tiling.
+TEST(ShippedTuneTables, Bf16EntriesStandInForF16WithEveryCandidate) {
+  if (!TILEKIT_WITH_CUDA) GTEST_SKIP() << "the CUDA kernels are not built";
+  for (const ShippedTuneTable& t : shipped_tune_tables()) {
+    TuneCache c;
+    ASSERT_TRUE(parse_tune_cache(t.json, &c));
+    if (c.key.backend != "cuda") continue;
+    std::vector<const TuneEntry*> bf16;
+    for (const TuneEntry& e : c.entries)
+      if (e.bucket.types.a == DType::kBF16) bf16.push_back(&e);
+    const std::vector<TuneEntry> f16 = f16_stand_ins(c.entries, Registry::instance().gemm);
+    ASSERT_EQ(f16.size(), bf16.size()) << t.file;
+    for (size_t i = 0; i < f16.size(); ++i) {
+      EXPECT_EQ(f16[i].bucket.types.a, DType::kF16);
+      EXPECT_EQ(f16[i].candidates.size(), bf16[i]->candidates.size()) << f16[i].kernel;
+      EXPECT_EQ(f16[i].kernel, f16_twin_id(bf16[i]->kernel));
     }
   }
 }

@@ -916,7 +916,9 @@ int run_replay(const TuneOptions& o) {
   size_t other_types = 0;
   for (const std::string& path : o.evaluate_json)
     if (!(s = read_evaluation_rows(path, types, &rows, &other_types))) return fail(s);
-  // The table's candidates whose kernels this build lacks are left out, as auto leaves them.
+  // The table as auto reads it: 3xTF32 entries with their shapes' f32 candidates. Candidates
+  // whose kernels this build lacks are left out, as auto leaves them.
+  add_f32_candidates_to_3xtf32(&table.entries);
   const KernelList<GemmKernel>& list = Registry::instance().gemm;
   size_t named = 0, registered = 0, entries = 0;
   for (const TuneEntry& e : table.entries) {

@@ -99,13 +99,7 @@ __global__ void __launch_bounds__(kTensorThreads)
     sums[along][r][o + 8] = c[n][2], sums[along][r + 1][o + 8] = c[n][3];
   }
   __syncthreads();
-  for (int e = threadIdx.x; e < kRows * kCols; e += kTensorThreads) {
-    const int r = e / kCols, col = e % kCols;
-    float v = sums[0][r][col];
-#pragma unroll
-    for (int w = 1; w < kTensorAlongK; ++w) v += sums[w][r][col];
-    tile[r][col] = v;
-  }
+  add_in_warp_order<kTensorThreads>(sums, tile, 0);
   __syncthreads();
   finish_tile<kTensorThreads, kRows, kCols>(g, tile, col0);
 }

@@ -90,6 +90,21 @@ __device__ void finish_tile(const Args<T, Tc>& g, const float (&tile)[kRows][kCo
   }
 }
 
+// tile[r0 + r][c] = parts[0][r][c] + parts[1][r][c] + … for r < kPartRows: the shares of a
+// block's sums that its warps left in shared memory, added in warp order so that every run
+// gives the same bits. The caller synchronizes before and after.
+template <int kBlock, int kParts, int kPartRows, int kRows, int kCols>
+__device__ __forceinline__ void add_in_warp_order(const float (&parts)[kParts][kPartRows][kCols],
+                                                  float (&tile)[kRows][kCols], int r0) {
+  for (int e = threadIdx.x; e < kPartRows * kCols; e += kBlock) {
+    const int r = e / kCols, c = e % kCols;
+    float s = parts[0][r][c];
+#pragma unroll
+    for (int w = 1; w < kParts; ++w) s += parts[w][r][c];
+    tile[r0 + r][c] = s;
+  }
+}
+
 // X(r, p … p + kVec) as stored: 16 bytes when X lies along k on 16-byte boundaries (vec_x),
 // else gathered one element at a time.
 template <typename T>
@@ -242,13 +257,7 @@ __global__ void __launch_bounds__(kThreads) gemv_along_n_kernel(Args<T, Tc> g, b
 #pragma unroll
       for (int c = 0; c < kC; ++c) stage[warp][r][lane * kC + c] = acc[r0 + r][c];
     __syncthreads();
-    for (int e = threadIdx.x; e < kStage * kCols; e += kThreads) {
-      const int r = e / kCols, c = e % kCols;
-      float s = stage[0][r][c];
-#pragma unroll
-      for (int w = 1; w < kWarps; ++w) s += stage[w][r][c];
-      tile[r0 + r][c] = s;
-    }
+    add_in_warp_order<kThreads>(stage, tile, r0);
     __syncthreads();
   }
   finish_tile<kThreads, kRows, kCols>(g, tile, col0);
