@@ -180,11 +180,12 @@ Status check_sweep_memory(const GemmBenchConfig& cfg, int references) {
   return Status::ok();
 }
 
-// Ok when `kernel` can run `p`: the same storage types and compute mode (the sweep's problems
-// are float32; a kernel of other types is skipped with that reason, not run into an error), and
-// its can_implement accepts the shape.
+// Ok when `kernel` can run `p`: it serves the sweep's types (the same storage types and compute
+// mode, or an f32 kernel that `auto` chose for the 3xTF32 mode: serves_types; a kernel of other
+// types is skipped with that reason, not run into an error), and its can_implement accepts the
+// shape. The globs select only kernels of exactly the sweep's types.
 Status can_run(const GemmKernel& kernel, const GemmProblem& p, const DeviceInfo* device) {
-  if (kernel.info.types != p.types)
+  if (!serves_types(kernel.info.types, p.types))
     return not_supported("implements " + types_tag(kernel.info.types) + "; this sweep runs " +
                          types_tag(p.types) + " problems");
   return kernel.can_implement(p, device);
