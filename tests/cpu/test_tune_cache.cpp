@@ -1317,6 +1317,45 @@ TEST_F(TuneCacheTest, SelectionCostPerCall) {
 // printed, not asserted: the GPU test and
 // `tilekit tune --evaluate` report the figure for the target above; this one is for work on
 // the search where there is no GPU.
+// Over the shipped H200 table, as auto reads it: at 256³ (its f32 entry 2.3× faster than every
+// 3xTF32 kernel) a 3xTF32 problem takes an FP32 kernel, at 4096³ a tensor-core one; an f16
+// problem, which the table never measured, takes an f16 kernel from the bf16 entries.
+TEST(PickTuned, ShippedH200TableLendsMeasurementsBetweenModes) {
+  TuneDeviceKey key;
+  key.backend = "cuda";
+  key.name = "NVIDIA H200";
+  key.sm_count = 132;
+  key.compute_capability = 90;
+  std::vector<TuneEntry> table = shipped_tune_table(key, nullptr);
+  const KernelList<GemmKernel>& gemm = Registry::instance().gemm;
+  if (table.empty() || !gemm.find(table.front().kernel))
+    GTEST_SKIP() << "no shipped H200 table, or its CUDA kernels are not in this build";
+  add_f32_candidates_to_3xtf32(&table);
+  const auto device = [](const GemmKernel&) { return TileModelDevice{132, 2, 3.6e12}; };
+  const TunedSource f16_src = make_tuned_source("for f16", f16_stand_ins(table, gemm), gemm, device);
+  const TunedSource src = make_tuned_source("shipped table", std::move(table), gemm, device);
+  const DeviceInfo h200 = testing::stand_in_h200();
+  alignas(16) static float nothing[8];  // selection reads shapes, types and addresses only
+  const auto problem = [&](int64_t size, const GemmTypes& types) {
+    GemmProblem p;
+    p.m = p.n = p.k = size;
+    p.types = types;
+    p.a = p.b = p.c = nothing;
+    p.lda = p.ldb = p.ldc = size;
+    return p;
+  };
+  const GemmTypes x3{DType::kF32, DType::kF32, DType::kF32, Compute::kF32x3TF32};
+  const GemmTypes f16{DType::kF16, DType::kF16, DType::kF32, Compute::kBF16};
+  Selection<GemmProblem> out;
+  ASSERT_TRUE(pick_tuned(src, problem(256, x3), Context::cuda(0), &h200, false, &out));
+  EXPECT_EQ(out.kernel->info.types, GemmTypes{}) << out.kernel->info.id << " (" << out.reason << ")";
+  ASSERT_TRUE(pick_tuned(src, problem(4096, x3), Context::cuda(0), &h200, false, &out));
+  EXPECT_EQ(out.kernel->info.types, x3) << out.kernel->info.id << " (" << out.reason << ")";
+  EXPECT_FALSE(pick_tuned(src, problem(1024, f16), Context::cuda(0), &h200, false, &out));
+  ASSERT_TRUE(pick_tuned(f16_src, problem(1024, f16), Context::cuda(0), &h200, false, &out));
+  EXPECT_EQ(out.kernel->info.types, f16) << out.kernel->info.id;
+}
+
 TEST(PickTuned, SearchCostOverTheShippedH200Table) {
   TuneDeviceKey key;
   key.backend = "cuda";

@@ -606,6 +606,39 @@ TEST(CudaGemm, AutoStreamsShortSidesWithWAlongK) {
   }
 }
 
+// auto lends measurements between modes (docs/tuning.md): at 256³, where the shipped table's f32
+// entry beat every 3xTF32 kernel, the 3xTF32 mode runs an FP32 kernel; f16, which no table
+// measured, is chosen from the bf16 entries and runs an f16 kernel. Either result meets its
+// mode's check.
+TEST(CudaGemm, AutoLendsMeasurementsBetweenModes) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  const GemmTypes x3{DType::kF32, DType::kF32, DType::kF32, Compute::kF32x3TF32};
+  const GemmTypes f16{DType::kF16, DType::kF16, DType::kF32, Compute::kBF16};
+  for (const GemmTypes& t : {x3, f16}) {
+    GemmProblem p = packed_problem(256, 256, 256, t);
+    alignas(16) static float nothing[8];  // selection reads shapes, types and addresses only
+    p.a = p.b = p.c = nothing;
+    Selection<GemmProblem> chosen;
+    ASSERT_TRUE(select_gemm_kernel(p, Context::cuda(0), false, &chosen, true)) << p.describe();
+    const std::string what = p.describe() + ": " + chosen.kernel->info.id + " (" + chosen.reason + ")";
+    if (t == x3) {
+      EXPECT_EQ(chosen.kernel->info.types, GemmTypes{}) << what;
+    } else {
+      EXPECT_EQ(chosen.kernel->info.types, f16) << what;
+      EXPECT_NE(chosen.reason.find("bf16 entries standing in for f16"), std::string::npos) << what;
+    }
+    GemmCase c;
+    c.m = c.n = c.k = 256;
+    c.types = t;
+    c.alpha = 1.5f;
+    c.beta = -0.5f;
+    c.seed = test_seed() + 256;
+    const CaseResult r = run_gemm_case(c, Context::cuda(0), nullptr);
+    EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
+        << c.describe() << ": " << r.message();
+  }
+}
+
 // The gemv family's shapes: C's short side from 1 to 17 as C's rows and as its columns, the long
 // side a few strips with a partial one, k long, odd and short, every layout and op, the three
 // betas (0 poisons C with NaN), padded and misaligned operands, and exact small integers.
