@@ -8,8 +8,9 @@
 // there before any of them (pick_streamed). 3xTF32 entries carry their shapes' f32
 // candidates too (add_f32_candidates_to_3xtf32). A tuned
 // id is only a suggestion: it is run only when it is still registered, is one of tilekit's own
-// kernels (a vendor kernel only when allowed), implements exactly the requested types (so never a
-// lower precision), and passes every check dispatch applies (backend, SM range, can_implement).
+// kernels (a vendor kernel only when allowed), serves the requested types (exactly those, or an
+// f32 kernel for the 3xTF32 mode: never a lower precision), and passes every check dispatch
+// applies (backend, SM range, can_implement).
 #include <algorithm>
 #include <array>
 #include <charconv>
