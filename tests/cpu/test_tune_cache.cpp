@@ -1309,30 +1309,31 @@ TEST_F(TuneCacheTest, SelectionCostPerCall) {
   EXPECT_LT(few, 50.0);
 }
 
-// What a search costs on the CUDA path, measured where no GPU is: the shipped H200 table over the
-// registered CUDA kernels and a stand-in H200 (each kernel modelled at 2 blocks per SM; on a GPU
-// the figure comes from its compiled kernel's occupancy, and the model does the same arithmetic
-// either way), through pick_tuned, at 16 shapes NT near 2200³ (as
-// TuneGpu.SelectionCostWithTheShippedTable on the GPU); each must get a choice. Timed and
-// printed, not asserted: the GPU test and
-// `tilekit tune --evaluate` report the figure for the target above; this one is for work on
-// the search where there is no GPU.
-// Over the shipped H200 table, as auto reads it: at 256³ (its f32 entry 2.3× faster than every
-// 3xTF32 kernel) a 3xTF32 problem takes an FP32 kernel, at 4096³ a tensor-core one; an f16
-// problem, which the table never measured, takes an f16 kernel from the bf16 entries.
-TEST(PickTuned, ShippedH200TableLendsMeasurementsBetweenModes) {
+// The shipped H200 table's entries, or none where there is no such table or this build lacks
+// its CUDA kernels.
+std::vector<TuneEntry> shipped_h200_entries() {
   TuneDeviceKey key;
   key.backend = "cuda";
   key.name = "NVIDIA H200";
   key.sm_count = 132;
   key.compute_capability = 90;
   std::vector<TuneEntry> table = shipped_tune_table(key, nullptr);
+  if (!table.empty() && !Registry::instance().gemm.find(table.front().kernel)) table.clear();
+  return table;
+}
+
+// Over the shipped H200 table, as auto reads it: at 256³ (its f32 entry 2.3× faster than every
+// 3xTF32 kernel) a 3xTF32 problem takes an FP32 kernel, at 4096³ a tensor-core one; an f16
+// problem, which the table never measured, takes an f16 kernel from the bf16 entries.
+TEST(PickTuned, ShippedH200TableLendsMeasurementsBetweenModes) {
+  std::vector<TuneEntry> table = shipped_h200_entries();
   const KernelList<GemmKernel>& gemm = Registry::instance().gemm;
-  if (table.empty() || !gemm.find(table.front().kernel))
+  if (table.empty())
     GTEST_SKIP() << "no shipped H200 table, or its CUDA kernels are not in this build";
   add_f32_candidates_to_3xtf32(&table);
   const auto device = [](const GemmKernel&) { return TileModelDevice{132, 2, 3.6e12}; };
-  const TunedSource f16_src = make_tuned_source("for f16", f16_stand_ins(table, gemm), gemm, device);
+  const TunedSource f16_src =
+      make_tuned_source("for f16", f16_stand_ins(table, gemm), gemm, device);
   const TunedSource src = make_tuned_source("shipped table", std::move(table), gemm, device);
   const DeviceInfo h200 = testing::stand_in_h200();
   alignas(16) static float nothing[8];  // selection reads shapes, types and addresses only
@@ -1348,7 +1349,8 @@ TEST(PickTuned, ShippedH200TableLendsMeasurementsBetweenModes) {
   const GemmTypes f16{DType::kF16, DType::kF16, DType::kF32, Compute::kBF16};
   Selection<GemmProblem> out;
   ASSERT_TRUE(pick_tuned(src, problem(256, x3), Context::cuda(0), &h200, false, &out));
-  EXPECT_EQ(out.kernel->info.types, GemmTypes{}) << out.kernel->info.id << " (" << out.reason << ")";
+  EXPECT_EQ(out.kernel->info.types, GemmTypes{})
+      << out.kernel->info.id << " (" << out.reason << ")";
   ASSERT_TRUE(pick_tuned(src, problem(4096, x3), Context::cuda(0), &h200, false, &out));
   EXPECT_EQ(out.kernel->info.types, x3) << out.kernel->info.id << " (" << out.reason << ")";
   EXPECT_FALSE(pick_tuned(src, problem(1024, f16), Context::cuda(0), &h200, false, &out));
@@ -1356,15 +1358,18 @@ TEST(PickTuned, ShippedH200TableLendsMeasurementsBetweenModes) {
   EXPECT_EQ(out.kernel->info.types, f16) << out.kernel->info.id;
 }
 
+// What a search costs on the CUDA path, measured where no GPU is: the shipped H200 table over the
+// registered CUDA kernels and a stand-in H200 (each kernel modelled at 2 blocks per SM; on a GPU
+// the figure comes from its compiled kernel's occupancy, and the model does the same arithmetic
+// either way), through pick_tuned, at 16 shapes NT near 2200³ (as
+// TuneGpu.SelectionCostWithTheShippedTable on the GPU); each must get a choice. Timed and
+// printed, not asserted: the GPU test and
+// `tilekit tune --evaluate` report the figure for the target above; this one is for work on
+// the search where there is no GPU.
 TEST(PickTuned, SearchCostOverTheShippedH200Table) {
-  TuneDeviceKey key;
-  key.backend = "cuda";
-  key.name = "NVIDIA H200";
-  key.sm_count = 132;
-  key.compute_capability = 90;
-  std::vector<TuneEntry> table = shipped_tune_table(key, nullptr);
+  std::vector<TuneEntry> table = shipped_h200_entries();
   const KernelList<GemmKernel>& gemm = Registry::instance().gemm;
-  if (table.empty() || !gemm.find(table.front().kernel))
+  if (table.empty())
     GTEST_SKIP() << "no shipped H200 table, or its CUDA kernels are not in this build";
   const DeviceInfo h200 = testing::stand_in_h200();
   const TunedSource src = make_tuned_source("shipped table", std::move(table), gemm,

@@ -620,7 +620,8 @@ TEST(CudaGemm, AutoLendsMeasurementsBetweenModes) {
     p.a = p.b = p.c = nothing;
     Selection<GemmProblem> chosen;
     ASSERT_TRUE(select_gemm_kernel(p, Context::cuda(0), false, &chosen, true)) << p.describe();
-    const std::string what = p.describe() + ": " + chosen.kernel->info.id + " (" + chosen.reason + ")";
+    const std::string what =
+        p.describe() + ": " + chosen.kernel->info.id + " (" + chosen.reason + ")";
     if (t == x3) {
       EXPECT_EQ(chosen.kernel->info.types, GemmTypes{}) << what;
     } else {
