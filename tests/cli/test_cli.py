@@ -1263,7 +1263,7 @@ class Suites(TempDirTest):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertIn("no suite 'no-such-suite' (suites: auto-vs-cublas, decode, evaluation, "
-                      "hopper-targets, ladder-targets, memory, smoke)", r.stderr)
+                      "hopper-targets, ladder-targets, memory, smoke, streamed-limits)", r.stderr)
 
     def test_bad_suite_file_is_named_with_its_field(self):
         bad = self.write("broken.json", '{"name": "broken", "parts": [{"op": "gemv", "shapes": [4]}]}')

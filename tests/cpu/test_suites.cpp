@@ -159,7 +159,7 @@ TEST(ShippedSuites, ParseAndHoldTheirShapes) {
   const std::vector<std::string> names = suite_names({TILEKIT_SUITES_DIR});
   for (const char* expected :
        {"auto-vs-cublas", "decode", "evaluation", "hopper-targets", "ladder-targets", "memory",
-        "smoke"})
+        "smoke", "streamed-limits"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   for (const std::string& name : names) {
     Suite suite;
