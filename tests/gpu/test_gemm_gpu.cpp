@@ -791,6 +791,53 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
                                       Compute::kF32x3TF32), 0);
 }
 
+// The sm90 narrow tiles (n = 16, 32, 64) put C's short side along their n: swapped where m < n
+// (C then stored transposed), as they are where m >= n. Every op, a short side of 1 to 64 rows
+// or columns against a long one not a multiple of the tile, an odd k, beta read, ld padded;
+// a 16-bit short side stored MN-major refused by the 16- and 32-wide tiles (and only there).
+// Stream-K cuts their few tiles' k among the SMs: the same bits every run.
+TEST(CudaGemm, NarrowTilesPutTheShortSideAlongN) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  DeviceInfo d;
+  if (!query_device(0, &d).is_ok() || d.sm_version() != 90) GTEST_SKIP() << "sm_90 kernels only";
+  int tested = 0, refused = 0;
+  for (const GemmKernel* kernel : cuda_kernels()) {
+    if (kernel == nullptr || kernel->info.id.find("gemm.cuda.sm90.") != 0 ||
+        kernel->info.tiling.block_n >= 128)
+      continue;
+    for (Op op_a : {Op::kN, Op::kT})
+      for (Op op_b : {Op::kN, Op::kT})
+        for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 3001, 1031}, {16, 4000, 3001},
+                               {64, 333, 520}, {2999, 24, 1000}, {257, 40, 77}}) {
+          GemmCase c;
+          c.op_a = op_a;
+          c.op_b = op_b;
+          c.m = m;
+          c.n = n;
+          c.k = k;
+          c.beta = -0.5f;
+          c.ld_pad = 3;
+          c.seed = test_seed();
+          const CaseResult r = run_gemm_case(c, Context::cuda(0), kernel);
+          if (r.skipped) {
+            ++refused;
+            EXPECT_NE(r.status.message().find("stored MN-major"), std::string::npos)
+                << kernel->info.id << " " << c.describe() << ": " << r.message();
+            continue;
+          }
+          ++tested;
+          EXPECT_TRUE(r.status.is_ok() && r.check.passed && r.guard_violations == 0)
+              << kernel->info.id << " " << c.describe() << ": " << r.message();
+        }
+  }
+  EXPECT_GT(tested, 0) << "no narrow sm90 kernel registered";
+  EXPECT_GT(refused, 0) << "no 16-bit short side stored MN-major was refused";
+  EXPECT_GT(expect_bit_identical_runs("x16x64_s8.coop.stream_k", DType::kBF16, 16, 4096, 4096), 0);
+  EXPECT_GT(expect_bit_identical_runs("x64x64_s8.coop.stream_k", DType::kF16, 3000, 40, 2048), 0);
+  EXPECT_GT(expect_bit_identical_runs("x32x32_s8.a_regs.coop.stream_k", DType::kF32, 8, 5000, 4096,
+                                      Compute::kTF32), 0);
+}
+
 // Parts that change how C is reached but not what is summed give their twin's bits: the
 // staged-store epilogue the TMA-store epilogue's (the same accumulators, each element rounded by
 // one epilogue_value), balanced rounds the persistent walk's (the same whole tiles, each summed

@@ -46,7 +46,7 @@ __device__ void consume(const WgmmaArgs& args, const uint8_t* ring_a, const uint
     } else if constexpr (P::kPromote) {
       multiply_segment<P, kCluster, kAMn, kBMn, kPromoteSteps>(seg, ring_a, ring_b, full, empty, consumer,
                                                                stage, phase, acc, promoted);
-      finish_segment<P, kCluster, Epi, false, false, kSplit>(args, promoted, seg, consumer, out);
+      finish_segment<P, kCluster, Epi, false, kCTransposed, kSplit>(args, promoted, seg, consumer, out);
     } else {
       multiply_segment<P, kCluster, kAMn, kBMn>(seg, ring_a, ring_b, full, empty, consumer, stage, phase, acc,
                                                 acc);

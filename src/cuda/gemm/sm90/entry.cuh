@@ -58,6 +58,9 @@ GemmKernel make_wgmma_entry(const std::string& words, const char* former_name, i
                             : "16-bit A and B, f32 C; any shape, layout, op and ld (an ld TMA cannot "
                               "read, or a large operand's rows off 128-byte lines, is repacked into "
                               "the workspace)";
+  if constexpr (P::kShortSideAlongN)
+    s.requirements += "; a narrow tile: C's short side along its n (A and B swapped where m < n)" +
+                      std::string(P::kTf32 || P::kBn >= 64 ? "" : ", a short side stored K-major");
   s.requirements += Schedule::kRefuses;
   s.auto_rank = auto_rank;
   s.min_sm = 90;
@@ -65,7 +68,9 @@ GemmKernel make_wgmma_entry(const std::string& words, const char* former_name, i
   GemmKernel k = make_entry<GemmProblem>(s);
   k.can_implement = [](const GemmProblem& p, const DeviceInfo* d) {
     TILEKIT_RETURN_IF_ERROR(check_wgmma_problem(p, gemm_types<P>()));
-    const WgmmaShape<P, Schedule::kClusterM> shape(kernel_view<P>(p));
+    const WgmmaView v = kernel_view<P>(p);
+    if (const std::string why = view_refusal<P>(v); !why.empty()) return not_supported(why);
+    const WgmmaShape<P, Schedule::kClusterM> shape(v);
     // Without a device (a CPU caller asking), the H200's 132 SMs, as workspace_bytes assumes.
     const int sms = d != nullptr ? d->sm_count : 132;
     const std::string why = Schedule::refuses(sms, shape.units, shape.k_tiles);

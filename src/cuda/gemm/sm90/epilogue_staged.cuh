@@ -20,6 +20,7 @@ struct StagedStoreEpilogue {
   template <typename P, bool kPermutedRows, bool kCTransposed>
   static __device__ __forceinline__ void store_half(const WgmmaArgs& a, const float (&acc)[P::kAccumulators],
                                                     int tm, int tn, int half, TmaStoreState& out) {
+    static_assert(P::kBn % StoreBox::kCols == 0, "a box holds 32 columns of a tile");
     if constexpr (kPermutedRows || kCTransposed)
       DirectStoreEpilogue::store_half<P, kPermutedRows, kCTransposed>(a, acc, tm, tn, half, out);
     else

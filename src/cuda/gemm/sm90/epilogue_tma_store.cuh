@@ -205,6 +205,7 @@ struct TmaStoreEpilogue {
   template <typename P, bool kPermutedRows, bool kCTransposed>
   static __device__ __forceinline__ void store_half(const WgmmaArgs& a, const float (&acc)[P::kAccumulators],
                                                     int tm, int tn, int half, TmaStoreState& out) {
+    static_assert(P::kBn % StoreBox::kCols == 0, "the boxes hold 32 columns of a tile");
     if constexpr (P::kARegisters) {
       if (a.c_tma)
         store_tile_tma_pairs<P, kPermutedRows, kCTransposed>(a, acc, tm, tn, half, out);

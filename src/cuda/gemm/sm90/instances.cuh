@@ -138,6 +138,9 @@ constexpr Instance kSplitTiles =
 constexpr Instance kStagedStore = listed_as("", 7).staged_store();
 constexpr Instance kBalancedRounds =
     listed_as("", 2).tma_store().scheduled(TileScheduler::kBalancedRounds);
+// Narrow tiles (n = 16, 32, 64: C's short side along n, tile_config.cuh), their k-ranges cut
+// among the SMs by stream-K, stored from registers (C may be stored transposed).
+constexpr Instance kNarrowStreamK = listed_as("", 3).scheduled(TileScheduler::kStreamKTail);
 
 // Ranks: higher is tried first by the selector where no tuned entry covers a shape; the tuned
 // tables and the tile model decide everywhere else (docs/tuning.md). The figures behind each
@@ -207,6 +210,19 @@ constexpr Instance kInstances[] = {
     // to), and chosen where the tuner measured its smaller staging or its row stores to pay.
     kStagedStore.bf16().tile(128, 128, 6).rank(20),
     kStagedStore.f16().tile(128, 128, 6).rank(20),
+    // Below all: chosen where the tuner measured them (short sides, small squares). A deeper
+    // ring than the wide tiles': a stage is a 128-row A tile and a few rows of B, and the long
+    // operand streams at the memory's rate only with enough of it in flight.
+    kNarrowStreamK.bf16().tile(128, 16, 8).rank(14),
+    kNarrowStreamK.bf16().tile(128, 32, 8).rank(14),
+    kNarrowStreamK.bf16().tile(128, 64, 8).rank(14),
+    kNarrowStreamK.f16().tile(128, 16, 8).rank(14),
+    kNarrowStreamK.f16().tile(128, 32, 8).rank(14),
+    kNarrowStreamK.f16().tile(128, 64, 8).rank(14),
+    // tf32: the long operand of x·W (MN-major once swapped) reaches the wgmma through registers.
+    kNarrowStreamK.tf32_a_registers().tile(128, 16, 8).rank(14),
+    kNarrowStreamK.tf32_a_registers().tile(128, 32, 8).rank(14),
+    kNarrowStreamK.tf32_a_registers().tile(128, 64, 8).rank(14),
 };
 constexpr size_t kInstanceCount = std::size(kInstances);
 constexpr int kInstanceUnits = 6;

@@ -76,26 +76,35 @@ __global__ void __launch_bounds__(P::kThreads, 1)
 
 using WgmmaKernelFn = void (*)(OperandMaps, WgmmaArgs);
 
-// The instantiation for the operands' majors (tf32 operands are K-major in shared memory, but for
-// an A in registers, which may be either), for those whether C is stored transposed, and for 3xTF32
-// whether it promotes per k-step.
+// The instantiation for the operands' majors, C stored in place or transposed (kCTransposed).
+// tf32 operands are K-major in shared memory, but for an A in registers, which may be either.
+template <typename P, typename Schedule, bool kCTransposed>
+WgmmaKernelFn wgmma_kernel_for_majors(bool a_mn_major, bool b_mn_major) {
+  if constexpr (P::kARegisters)
+    return a_mn_major ? wgmma_gemm_kernel<P, Schedule, true, false, kCTransposed>
+                      : wgmma_gemm_kernel<P, Schedule, false, false, kCTransposed>;
+  if constexpr (P::kTf32) return wgmma_gemm_kernel<P, Schedule, false, false, kCTransposed>;
+  if (!a_mn_major && !b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, false, kCTransposed>;
+  if (!a_mn_major && b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, true, kCTransposed>;
+  if (a_mn_major && !b_mn_major) return wgmma_gemm_kernel<P, Schedule, true, false, kCTransposed>;
+  return wgmma_gemm_kernel<P, Schedule, true, true, kCTransposed>;
+}
+
+// The instantiation for the operands' majors, for the views that store C transposed (an A in
+// registers, a narrow tile: kernel_view) whether it is, and for 3xTF32 whether it promotes per
+// k-step (3xTF32 views never swap A and B but with a narrow tile).
 template <typename P, typename Schedule>
 WgmmaKernelFn wgmma_kernel(bool a_mn_major, bool b_mn_major, bool c_transposed = false,
                            bool promote_steps = false) {
   if constexpr (P::kPromote) {
-    if (promote_steps) return wgmma_gemm_kernel<P, Schedule, false, false, false, true>;
+    if (promote_steps)
+      return c_transposed && P::kShortSideAlongN ? wgmma_gemm_kernel<P, Schedule, false, false, true, true>
+                                                 : wgmma_gemm_kernel<P, Schedule, false, false, false, true>;
   }
-  if constexpr (P::kARegisters) {
-    if (c_transposed)
-      return a_mn_major ? wgmma_gemm_kernel<P, Schedule, true, false, true>
-                        : wgmma_gemm_kernel<P, Schedule, false, false, true>;
-    return a_mn_major ? wgmma_gemm_kernel<P, Schedule, true, false> : wgmma_gemm_kernel<P, Schedule, false, false>;
+  if constexpr (P::kARegisters || P::kShortSideAlongN) {
+    if (c_transposed) return wgmma_kernel_for_majors<P, Schedule, true>(a_mn_major, b_mn_major);
   }
-  if constexpr (P::kTf32) return wgmma_gemm_kernel<P, Schedule, false, false>;
-  if (!a_mn_major && !b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, false>;
-  if (!a_mn_major && b_mn_major) return wgmma_gemm_kernel<P, Schedule, false, true>;
-  if (a_mn_major && !b_mn_major) return wgmma_gemm_kernel<P, Schedule, true, false>;
-  return wgmma_gemm_kernel<P, Schedule, true, true>;
+  return wgmma_kernel_for_majors<P, Schedule, false>(a_mn_major, b_mn_major);
 }
 
 }  // namespace tilekit::cuda::sm90

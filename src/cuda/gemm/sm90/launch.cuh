@@ -46,15 +46,31 @@ bool reads_in_place(const TmaOperand& o, bool mn_major, int64_t uses, bool is_a)
                                 : tf32_reads_in_place(o, mn_major, uses);
 }
 
-// The view a policy's kernels compute: an A-from-registers policy swaps A and B (C then stored transposed) when B
-// alone is MN-major, so that B becomes the A it reads through registers; and when both are and
-// B is the larger (n > m), so that the one prepared K-major in the workspace is the smaller
-// (tf32 TN 48 × 8000 × 8000: A's 1.5 MB instead of B's 256 MB).
+// The view a policy's kernels compute. A narrow tile's swaps A and B (C then stored transposed)
+// where m < n, so that the short side lies along its n (WgmmaPolicy). Otherwise an
+// A-from-registers policy swaps them when B alone is MN-major, so that B becomes the A it reads
+// through registers; and when both are and B is the larger (n > m), so that the one prepared
+// K-major in the workspace is the smaller (tf32 TN 48 × 8000 × 8000: A's 1.5 MB instead of B's
+// 256 MB).
 template <typename P>
 WgmmaView kernel_view(const GemmProblem& p) {
   const WgmmaView v = wgmma_view(p);
+  if constexpr (P::kShortSideAlongN) return v.m < v.n ? transposed_view(v) : v;
   if (P::kARegisters && v.b_mn_major && (!v.a_mn_major || v.n > v.m)) return transposed_view(v);
   return v;
+}
+
+// Why a narrow 16-bit tile cannot run view `v`, or empty: an MN-major B is loaded in 128-byte
+// lines of n (64 elements), wider than a 16- or 32-wide tile (a short side stored along m or n:
+// the T of x in x·W or Aᵀ·B goes to the 64-wide tile).
+template <typename P>
+std::string view_refusal(const WgmmaView& v) {
+  if constexpr (!P::kTf32 && P::kBn * sizeof(typename P::Element) < 128) {
+    if (v.b_mn_major)
+      return "the short side is stored MN-major: its 128-byte lines are wider than the " +
+             std::to_string(P::kBn) + "-wide tile";
+  }
+  return {};
 }
 
 // How the tile of P run by Schedule reads 16-bit rows off 128-byte lines (repack_pays).
@@ -254,6 +270,7 @@ template <typename P, typename Schedule>
 Status launch_wgmma(const GemmProblem& p, const Context& ctx, Workspace ws) {
   constexpr int kCluster = Schedule::kClusterM;
   const WgmmaView v = kernel_view<P>(p);
+  if (const std::string why = view_refusal<P>(v); !why.empty()) return not_supported(why);
   auto stream = static_cast<cudaStream_t>(ctx.stream);
   int sms = 0;
   TILEKIT_RETURN_IF_ERROR(sm_count(ctx.device, &sms));

@@ -25,20 +25,14 @@ __device__ __forceinline__ uint64_t b_descriptor(const uint8_t* tile, int kk) {
               : smem_descriptor(tile + kk * 32, 16, 1024);
 }
 
-// One wgmma of the policy's shape and type.
+// One wgmma of the policy's shape (its n: the accumulators' count, wgmma_ops.cuh) and type.
 template <typename P, bool kAMn, bool kBMn>
 __device__ __forceinline__ void mma(float (&acc)[P::kAccumulators], uint64_t da, uint64_t db,
                                     int accumulate) {
-  if constexpr (P::kTf32) {
-    if constexpr (P::kBn == 256)
-      wgmma_m64n256k8(acc, da, db, accumulate, 0.0f);
-    else
-      wgmma_m64n128k8(acc, da, db, accumulate, 0.0f);
-  } else if constexpr (P::kBn == 256) {
-    wgmma_m64n256k16<kAMn, kBMn>(acc, da, db, accumulate, typename P::Element{});
-  } else {
-    wgmma_m64n128k16<kAMn, kBMn>(acc, da, db, accumulate, typename P::Element{});
-  }
+  if constexpr (P::kTf32)
+    wgmma_m64k8(acc, da, db, accumulate, 0.0f);
+  else
+    wgmma_m64k16<kAMn, kBMn>(acc, da, db, accumulate, typename P::Element{});
 }
 
 // The wgmma of k8/k16 step `kk` of a stage for the 64 A rows of `half` (0 or 1) of the tile.

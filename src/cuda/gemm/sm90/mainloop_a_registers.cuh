@@ -78,10 +78,7 @@ __device__ __forceinline__ void multiply_segment_a_registers(const Segment& seg,
       wgmma_fence();
       const uint64_t db = b_descriptor<P, false>(b_stage, kk);
       const int accumulate = kt == seg.k_begin && kk == 0 ? 0 : 1;
-      if constexpr (P::kBn == 256)
-        wgmma_m64n256k8_a_registers(acc, frag[kk], db, accumulate);
-      else
-        wgmma_m64n128k8_a_registers(acc, frag[kk], db, accumulate);
+      wgmma_m64k8_a_registers(acc, frag[kk], db, accumulate);
       wgmma_commit();
       wgmma_wait<2>();
       // Two groups of this k-tile may still run: the previous k-tile's are done, its stage free.

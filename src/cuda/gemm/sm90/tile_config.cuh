@@ -24,7 +24,14 @@ enum class Operands { k16Bit, kTf32, kTf32x3, kTf32ARegisters };
 
 // A tile policy: element type (bf16, f16, or float read as tf32), C tile kBm × kBn, k-tiles of
 // 128-byte rows (64 16-bit or 32 FP32 elements), ring depth. kBm is 128 (two 64-row halves: one
-// per consumer, or both for one ping-pong consumer) or 64 (ping-pong only: one half).
+// per consumer, or both for one ping-pong consumer) or 64 (ping-pong only: one half). kBn is a
+// wgmma n of wgmma_ops.cuh: 128 or 256, or a narrow 16, 32 or 64.
+//
+// A narrow tile is for a C with a short side: its policy puts that side along n (kernel_view
+// computes Cᵀ = op(B)ᵀ·op(A)ᵀ where m < n), so that the long operand streams through the 128-row
+// A tiles while the tensor cores compute no rows beyond the short side's (a 16-row x·Wᵀ on a
+// 128 × 128 tile computes 8 times the rows it keeps; the tile's k-range is cut among the SMs by
+// its scheduler).
 template <typename T, int kBnN, int kStagesN, Operands kOperandsN = Operands::k16Bit, int kBmN = 128>
 struct WgmmaPolicy {
   using Element = T;
@@ -32,6 +39,7 @@ struct WgmmaPolicy {
   static constexpr bool kTf32 = kOperands != Operands::k16Bit;
   static constexpr int kParts = kOperands == Operands::kTf32x3 ? 2 : 1;
   static constexpr bool kARegisters = kOperands == Operands::kTf32ARegisters;
+  static constexpr bool kShortSideAlongN = kBnN < 128;  // a narrow tile (above)
   // 3xTF32 adds each k-tile's wgmma sum into FP32 registers with IEEE adds: the tensor cores'
   // own FP32 accumulation does not round to nearest, and its error grows with k far past
   // SGEMM's (docs/hopper.md, "FP32 promotion"). Needs further sets of accumulators (mainloop.cuh).
@@ -51,8 +59,9 @@ struct WgmmaPolicy {
   static constexpr size_t kSmemBytes =
       static_cast<size_t>(kStages) * (kAStageBytes + kBStageBytes) + 16 * kStages + 16 + 1024;
   static_assert(std::is_same_v<T, float> == kTf32, "tf32 modes read FP32 elements");
-  static_assert(!kPromote || kBn == 128, "two sets of 128 x 256 accumulators do not fit");
-  static_assert(kBn == 128 || kBn == 256, "wgmma_ops.cuh instantiates n = 128 and 256");
+  static_assert(!kPromote || kBn <= 128, "two sets of 128 x 256 accumulators do not fit");
+  static_assert(kBn == 16 || kBn == 32 || kBn == 64 || kBn == 128 || kBn == 256,
+                "wgmma_ops.cuh instantiates n = 16, 32, 64, 128 and 256");
   static_assert(kBm == 128 || kBm == 64, "tiles are one or two 64-row wgmma halves");
   static_assert(kSmemBytes <= 227 * 1024, "the ring must fit the H100/H200 shared memory");
 
