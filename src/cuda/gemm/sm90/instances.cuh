@@ -140,7 +140,7 @@ constexpr Instance kBalancedRounds =
     listed_as("", 2).tma_store().scheduled(TileScheduler::kBalancedRounds);
 // Narrow tiles (n = 16, 32, 64: C's short side along n, tile_config.cuh), their k-ranges cut
 // among the SMs by stream-K, stored from registers (C may be stored transposed).
-constexpr Instance kNarrowStreamK = listed_as("", 3).scheduled(TileScheduler::kStreamKTail);
+constexpr Instance kNarrowStreamK = listed_as("", 11).scheduled(TileScheduler::kStreamKTail);
 
 // Ranks: higher is tried first by the selector where no tuned entry covers a shape; the tuned
 // tables and the tile model decide everywhere else (docs/tuning.md). The figures behind each
