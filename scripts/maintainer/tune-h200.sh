@@ -44,7 +44,7 @@ case "$PHASE" in
     [ -n "${CACHE_FROM:-}" ] && cp "$CACHE_FROM"/*.json "$TILEKIT_CACHE_DIR"/
     for dtype in ${DTYPES:-f32 bf16}; do
       ops=${TRAIN_OPS:-NN,NT,TN,TT}
-      sizes=${TRAIN_SIZES:-$TRAIN,$TRAIN_NOT16,$TRAIN_GRID}
+      sizes=${TRAIN_SIZES:-$TRAIN,$TRAIN_NOT16,$TRAIN_GRID,$TRAIN_SHORT}
       [[ $sizes =~ ^TRAIN[A-Z0-9_]*$ ]] && sizes=${!sizes}  # a set by name: TRAIN_SIZES=TRAIN_GRID
       echo "== tilekit tune --dtype $dtype${COMPUTE:+ --compute $COMPUTE} --ops $ops --sizes $sizes --budget 3000${KERNELS:+ --kernels $KERNELS}"
       # LIMIT: seconds before an interrupt (the tuner keeps every finished shape), so that a

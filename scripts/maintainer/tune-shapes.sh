@@ -33,3 +33,9 @@ EVAL_TN="500,1100,1601,2700,4400,6007,8500,11500,48x8000x8000,8000x8000x48,900x3
 2048x512x512"
 EVAL_TT="650,1250,2100,3301,3900,6200,9100,100x100x30000,6x10000x4000,6000x1000x1000,\
 1300x2600x700,2400x2400x64"
+# Training, added with the narrow tiles: short sides against wide operands (decode rows and
+# LLM-like projections, m = 1-96 or n = 8-16 against 2048-32768), where the nearest shapes of the
+# other sets lay too far for the tile model to carry a narrow tile's time. None is an evaluation
+# shape.
+TRAIN_SHORT="2x16384x8192,4x24576x4096,8x12288x12288,16x20480x6144,48x24576x8192,1x32768x4096,\
+3x8192x24576,12x6144x16384,32x32768x2048,96x12288x4096,16384x16x4096,24576x8x6144"
