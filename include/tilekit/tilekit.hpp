@@ -24,6 +24,14 @@ namespace tilekit {
 struct GemmOptions {
   std::string kernel = "auto";  // a registry id, or "auto" for the best own kernel that can run it
   bool allow_vendor = false;    // let "auto" fall back to vendor kernels (cuBLAS, OpenBLAS)
+  // Tuning on line (kernel "auto" only; 0: off). The first call at a shape that the device's
+  // tune cache has not measured times the kernels that can run it, the selector's choice first,
+  // until this many milliseconds have passed (checked between kernels: the first always runs),
+  // each on a copy of C (the caller's C is written once, by the call itself), records them in
+  // the cache (docs/tuning.md) and then runs the fastest. It waits for the stream. It needs a
+  // cache directory ($TILEKIT_CACHE_DIR, $XDG_CACHE_HOME or $HOME); calls at a measured shape,
+  // and products the streamed rule sends to the gemv family, measure nothing.
+  double tune_budget_ms = 0;
 };
 
 // C = alpha · op(A) · op(B) + beta · C in float32 with IEEE FP32 arithmetic (compute f32), BLAS

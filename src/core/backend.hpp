@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
 #include "tilekit/device.hpp"
 #include "tilekit/problems.hpp"
@@ -30,6 +31,12 @@ class BackendOps {
   virtual Status allocate(const Context& ctx, size_t bytes, void** out) const = 0;
   // Frees an allocation once the work queued on ctx that may use it has finished.
   virtual void release(const Context& ctx, void* ptr) const = 0;
+  // Copies `bytes` from `src` to `dst`, both in this backend's memory, ordered on ctx.
+  virtual Status copy_bytes(void* dst, const void* src, size_t bytes, const Context& ctx) const = 0;
+  // The median of `runs` timings of `run` (which queues its work on ctx), in seconds: between
+  // events on ctx's stream on the GPU, by the clock on the CPU (whose work is done on return).
+  virtual Status time_runs(const Context& ctx, const std::function<Status()>& run, int runs,
+                           double* seconds) const = 0;
   // alpha·op(A)·op(B) + beta·C0 in double and |alpha|·|op(A)|·|op(B)| + |beta|·|C0|, dense
   // row-major m × n arrays in this backend's memory; inputs rounded as p.types.compute says.
   virtual Status reference_gemm_f64(const GemmProblem& p, double* value, double* magnitude,

@@ -28,6 +28,12 @@ class UnavailableCuda final : public BackendOps {
     return no_cuda("workspace");
   }
   void release(const Context&, void*) const override {}
+  Status copy_bytes(void*, const void*, size_t, const Context&) const override {
+    return no_cuda("copy");
+  }
+  Status time_runs(const Context&, const std::function<Status()>&, int, double*) const override {
+    return no_cuda("timing");
+  }
   Status reference_gemm_f64(const GemmProblem&, double*, double*, const Context&) const override {
     return no_cuda("reference GEMM");
   }

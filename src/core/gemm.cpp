@@ -1,6 +1,7 @@
 // gemm.cpp — the public GEMM entry points: build the problem, then the one dispatch path
 // (core/dispatch.hpp): validate, quick-return, choose a kernel, check it, launch.
 #include "core/dispatch.hpp"
+#include "core/tune_on_line.hpp"
 #include "tilekit/tilekit.hpp"
 
 namespace tilekit {
@@ -18,6 +19,12 @@ Status finish_trivial(const GemmProblem& p, const Context& ctx, bool* done) {
 Status gemm(const Context& ctx, const GemmProblem& problem, const GemmOptions& options) {
   const GemmKernel* kernel = nullptr;
   TILEKIT_RETURN_IF_ERROR(find_kernel(Registry::instance().gemm, options.kernel, "gemm", &kernel));
+  if (!(options.tune_budget_ms >= 0))  // negative or NaN
+    return invalid_argument("gemm: tune_budget_ms = " + std::to_string(options.tune_budget_ms) +
+                            " must be >= 0 (0: no tuning on line)");
+  if (!kernel && options.tune_budget_ms > 0)
+    TILEKIT_RETURN_IF_ERROR(
+        tune_on_line(problem, ctx, options.allow_vendor, options.tune_budget_ms * 1e-3));
   return dispatch(Registry::instance().gemm, kernel, ctx, problem, options.allow_vendor, "gemm");
 }
 

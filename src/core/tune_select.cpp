@@ -932,6 +932,20 @@ Status select_auto(const KernelList<GemmKernel>& list, const GemmProblem& p, con
   return Status::ok();
 }
 
+bool cache_measured(const GemmProblem& p, const Context& ctx) {
+  const auto tuning = device_tuning(ctx);
+  const TuneBucket bucket = bucket_of(p);
+  for (const TuneEntry& e : tuning->cache.entries)
+    if (e.m == p.m && e.n == p.n && e.k == p.k && e.bucket == bucket) return true;
+  return false;
+}
+
+bool streamed_rule_takes(const GemmProblem& p, const Context& ctx, const DeviceInfo* device,
+                         bool allow_vendor) {
+  Selection<GemmProblem> unused;
+  return pick_streamed(Registry::instance().gemm, p, ctx, device, allow_vendor, false, &unused);
+}
+
 Status tune_cache_info(const Context& ctx, TuneCacheInfo* out) {
   *out = device_tuning(ctx)->info;
   return Status::ok();

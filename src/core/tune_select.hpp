@@ -141,6 +141,13 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out,
                 bool explain = true);
 
+// Whether the device's tune cache (not the shipped table) holds an entry measured at p's bucket
+// and exact m, n and k: the on-line tuner's test for a shape it has measured (tune_on_line.hpp).
+bool cache_measured(const GemmProblem& p, const Context& ctx);
+// Whether the streamed rule (step 0 of auto) takes p: auto then reads no table for it.
+bool streamed_rule_takes(const GemmProblem& p, const Context& ctx, const DeviceInfo* device,
+                         bool allow_vendor);
+
 // The ensemble's logarithm: 2·atanh(y) = log((1 + y) / (1 − y)), the log of a ratio r given
 // y = (r − 1) / (r + 1). For ratios from 1 to 3 (kTunedMissingRatio), y is in [0, 0.5), where
 // the series 2 Σ y^(2i+1) / (2i+1) to y¹⁵ is within 2e-6 (the rest falls as y¹⁷), summed in

@@ -1,9 +1,12 @@
 // cpu_backend.cpp — the CPU backend's implementation of what the core needs (core/backend.hpp).
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "core/backend.hpp"
+#include "core/median.hpp"
 #include "cpu/cpu_kernels.hpp"
 #include "tilekit/sizes.hpp"
 
@@ -39,6 +42,21 @@ class CpuBackend final : public BackendOps {
     return Status::ok();
   }
   void release(const Context&, void* ptr) const override { std::free(ptr); }
+  Status copy_bytes(void* dst, const void* src, size_t bytes, const Context&) const override {
+    std::memcpy(dst, src, bytes);
+    return Status::ok();
+  }
+  Status time_runs(const Context&, const std::function<Status()>& run, int runs,
+                   double* seconds) const override {
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      TILEKIT_RETURN_IF_ERROR(run());
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    *seconds = median_of(std::move(times));
+    return Status::ok();
+  }
   Status reference_gemm_f64(const GemmProblem& p, double* value, double* magnitude,
                             const Context&) const override {
     cpu::reference_gemm_f64(p, value, magnitude);

@@ -260,6 +260,36 @@ class Cli(TempDirTest):
         d = self.path("cache")
         return [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json")] if os.path.isdir(d) else []
 
+    def test_gemm_tune_budget_measures_a_new_shape_into_the_cache_once(self):
+        args = ("gemm", "--backend", "cpu", "--m", "70", "--n", "50", "--k", "60", "--allow-vendor",
+                "--tune-budget", "100", "--explain", "--check")
+        r = run(*args, env=self.tune_env())
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"explain: \S+ — cache .* measured at 70x50x60")
+        self.assertIn("check: PASS", r.stdout)
+        files = self.cache_files()
+        self.assertEqual(len(files), 1)
+        with open(files[0]) as f:
+            before = f.read()
+        entries = json.loads(before)["entries"]
+        self.assertEqual([(e["m"], e["n"], e["k"]) for e in entries], [(70, 50, 60)])
+        self.assertEqual(len(entries[0]["candidates"]), 2)  # the blocked kernel and OpenBLAS
+        r = run(*args, env=self.tune_env())
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(files[0]) as f:
+            self.assertEqual(f.read(), before)
+
+    def test_gemm_tune_budget_refuses_bad_values_and_a_missing_cache_dir(self):
+        for bad in ("-1", "abc", "nan"):
+            r = run("gemm", "--backend", "cpu", "--m", "8", "--n", "8", "--k", "8", "--tune-budget", bad)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("--tune-budget: must be milliseconds >= 0", r.stderr)
+        env = {k: v for k, v in os.environ.items() if k not in ("TILEKIT_CACHE_DIR", "XDG_CACHE_HOME", "HOME")}
+        r = run("gemm", "--backend", "cpu", "--m", "8", "--n", "8", "--k", "8", "--tune-budget", "5", env=env)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("no tune cache to record in", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
     def test_tune_writes_a_cache_that_auto_and_show_use(self):
         env = self.tune_env()
         r = run("tune", "--backend", "cpu", "--sizes", "32,48x40x24", "--ops", "NN,TT",

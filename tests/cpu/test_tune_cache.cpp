@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <thread>
 #include <tuple>
@@ -1449,6 +1451,123 @@ TEST_F(TuneCacheTest, RememberedSelectionsAreTheFreshOnes) {
         ASSERT_TRUE(select_gemm_kernel(shapes[i].p, Context::cpu(), false, &chosen));
         EXPECT_EQ(chosen.kernel->info.id + " | " + chosen.reason, fresh[i]);
       }
+}
+
+// ---- tuning on line (GemmOptions::tune_budget_ms) ----
+
+// Random A, B and C in x's buffers.
+void fill_random(Buffers* x, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (auto* v : {&x->a, &x->b, &x->c})
+    for (float& e : *v) e = value(random);
+}
+
+// C as the reference computes it from x's inputs (x's C is left as it is).
+std::vector<float> reference_c(const Buffers& x) {
+  std::vector<float> c = x.c;
+  GemmProblem p = x.p;
+  p.c = c.data();
+  GemmOptions o;
+  o.kernel = "gemm.cpu.reference.f32";
+  EXPECT_TRUE(gemm(Context::cpu(), p, o));
+  return c;
+}
+
+void expect_near(const std::vector<float>& got, const std::vector<float>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-4f * (1 + std::abs(want[i]))) << "element " << i;
+}
+
+// The first call at a new shape times its candidates (the own kernel and, vendor kernels
+// allowed, OpenBLAS) on a copy of C, records them, and computes C once (beta read from the
+// caller's C); the second measures nothing (the file is as it was) and the selector then
+// chooses the entry's fastest from the cache.
+TEST_F(TuneCacheTest, OnLineTuningMeasuresANewShapeOnceAndRunsItsFastest) {
+  Buffers x(96, 80, 64);
+  fill_random(&x, 3);
+  x.p.beta = 0.5f;
+  const std::vector<float> want = reference_c(x);
+  GemmOptions o;
+  o.allow_vendor = true;
+  o.tune_budget_ms = 1000;
+  ASSERT_TRUE(gemm(Context::cpu(), x.p, o));
+  expect_near(x.c, want);
+  TuneCache cache;
+  bool found = false;
+  ASSERT_TRUE(load_tune_cache(path_, key_, &cache, &found));
+  ASSERT_TRUE(found);
+  ASSERT_EQ(cache.entries.size(), 1u);
+  const TuneEntry& e = cache.entries[0];
+  EXPECT_EQ(std::make_tuple(e.m, e.n, e.k), std::make_tuple(int64_t{96}, int64_t{80}, int64_t{64}));
+  EXPECT_TRUE(e.bucket == bucket_of(x.p));
+  ASSERT_EQ(e.candidates.size(), 2u);
+  for (const TuneCandidate& c : e.candidates) {
+    EXPECT_NE(Registry::instance().find_gemm(c.kernel), nullptr) << c.kernel;
+    EXPECT_GT(c.time_s, 0);
+  }
+  EXPECT_LE(e.candidates[0].time_s, e.candidates[1].time_s);
+  EXPECT_EQ(e.kernel, e.candidates[0].kernel);
+
+  const std::string text = read_text();
+  fill_random(&x, 4);
+  const std::vector<float> again = reference_c(x);
+  ASSERT_TRUE(gemm(Context::cpu(), x.p, o));
+  expect_near(x.c, again);
+  EXPECT_EQ(read_text(), text) << "a measured shape was measured again";
+  Selection<GemmProblem> chosen;
+  ASSERT_TRUE(select_gemm_kernel(x.p, Context::cpu(), true, &chosen));
+  EXPECT_EQ(chosen.kernel->info.id, e.kernel);
+  EXPECT_EQ(chosen.reason.rfind("cache", 0), 0u) << chosen.reason;
+}
+
+// The selector's choice is measured first: a budget spent after one candidate measured it alone.
+TEST_F(TuneCacheTest, OnLineTuningTimesTheSelectorsChoiceFirst) {
+  Buffers x(72, 40, 56);
+  fill_random(&x, 5);
+  Selection<GemmProblem> before;
+  ASSERT_TRUE(select_gemm_kernel(x.p, Context::cpu(), true, &before));
+  GemmOptions o;
+  o.allow_vendor = true;
+  o.tune_budget_ms = 1e-9;
+  ASSERT_TRUE(gemm(Context::cpu(), x.p, o));
+  TuneCache cache;
+  bool found = false;
+  ASSERT_TRUE(load_tune_cache(path_, key_, &cache, &found));
+  ASSERT_EQ(cache.entries.size(), 1u);
+  ASSERT_EQ(cache.entries[0].candidates.size(), 1u);
+  EXPECT_EQ(cache.entries[0].candidates[0].kernel, before.kernel->info.id);
+}
+
+// Bad budgets and a missing cache directory are one-line errors before anything is run or
+// written; quick returns measure nothing.
+TEST_F(TuneCacheTest, OnLineTuningRefusesWhatItCannotDoAndLeavesCAlone) {
+  Buffers x(40, 24, 32);
+  fill_random(&x, 6);
+  const std::vector<float> c0 = x.c;
+  GemmOptions o;
+  for (double bad : {-1.0, std::nan("")}) {
+    o.tune_budget_ms = bad;
+    const Status s = gemm(Context::cpu(), x.p, o);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("tune_budget_ms"), std::string::npos) << s.message();
+  }
+  o.tune_budget_ms = 10;
+  Buffers empty(0, 24, 32);
+  EXPECT_TRUE(gemm(Context::cpu(), empty.p, o));
+  EXPECT_FALSE(fs::exists(path_));
+  std::map<std::string, std::string> saved;
+  for (const char* var : {"TILEKIT_CACHE_DIR", "XDG_CACHE_HOME", "HOME"}) {
+    if (const char* v = std::getenv(var)) saved[var] = v;
+    ::unsetenv(var);
+  }
+  const Status s = gemm(Context::cpu(), x.p, o);
+  for (const auto& [var, value] : saved) ::setenv(var.c_str(), value.c_str(), 1);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("tune_budget_ms"), std::string::npos) << s.message();
+  EXPECT_EQ(x.c, c0);
+  EXPECT_FALSE(fs::exists(path_));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "cli_common.hpp"
 #include "core/dispatch.hpp"
+#include "core/tune_on_line.hpp"
 #include "tilekit/tune_cache.hpp"
 #include "memory_plan.hpp"
 #include "tilekit/npy.hpp"
@@ -25,6 +26,7 @@ struct GemmCommandOptions {
   std::string compute;          // empty: f32 for f32 inputs, bf16 for 16-bit ones
   bool explain = false;
   bool allow_vendor = false;
+  double tune_budget_ms = 0;  // GemmOptions::tune_budget_ms
   bool check = false;
   bool verbose = false;
   uint64_t seed = 1;
@@ -253,6 +255,15 @@ int run_gemm(const GemmCommandOptions& o) {
   const GemmProblem& hp = h.p;
   if (Status v = validate(hp); !v) return fail(v);
 
+  GemmProblem p = hp;  // what the kernel sees (device pointers on CUDA)
+  DeviceProblem d;
+  const bool gpu = ctx.backend == Backend::kCuda;
+  if (gpu && !(s = upload_problem(o, h, &d, &p))) return fail(s);
+  // Tuning on line measures into the cache first, so that the choice below reads it.
+  if (o.kernel == "auto" && o.tune_budget_ms > 0 &&
+      !(s = tune_on_line(p, ctx, o.allow_vendor, o.tune_budget_ms * 1e-3)))
+    return fail(s);
+
   // Which kernel will run, and why. A named kernel that refuses the problem, or a request no
   // kernel serves (a BF16 GEMM on a GPU without a BF16 kernel), is bad input: exit 2.
   const GemmKernel* kernel = nullptr;
@@ -284,10 +295,6 @@ int run_gemm(const GemmCommandOptions& o) {
     std::cout << "explain: " << (kernel ? kernel->info.id : std::string("no kernel")) << " — "
               << why << "\n";
 
-  GemmProblem p = hp;  // what the kernel sees (device pointers on CUDA)
-  DeviceProblem d;
-  const bool gpu = ctx.backend == Backend::kCuda;
-  if (gpu && !(s = upload_problem(o, h, &d, &p))) return fail(s);
   if (o.verbose) {
     std::cerr << "problem: " << hp.describe() << ", alpha " << hp.alpha << ", beta " << hp.beta
               << ", lda " << hp.lda << ", ldb " << hp.ldb << ", ldc " << hp.ldc << "\n"
@@ -370,6 +377,18 @@ void add_gemm_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--explain", o->explain, "print the kernel chosen and why");
   cmd->add_flag("--allow-vendor", o->allow_vendor,
                 "let auto fall back to vendor kernels (cuBLAS, OpenBLAS) when no own kernel can run");
+  cmd->add_option("--tune-budget", o->tune_budget_ms,
+                  "with --kernel auto at a shape the tune cache has not measured: time the kernels "
+                  "that can run it for up to MS milliseconds first and record them there "
+                  "(docs/tuning.md, tuning on line)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            double ms = -1;
+            return CLI::detail::lexical_cast(v, ms) && ms >= 0
+                       ? std::string()
+                       : "must be milliseconds >= 0 (0: no tuning on line), got " + v;
+          },
+          "MS"));
   cmd->add_flag("--check", o->check,
                 "compare with the double-precision reference; exit 3 if outside the error bound");
   cmd->add_option("--seed", o->seed, "seed of the random inputs")

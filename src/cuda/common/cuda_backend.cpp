@@ -1,12 +1,29 @@
 // cuda_backend.cpp — the CUDA backend's implementation of what the core needs (core/backend.hpp).
 #include <cuda_runtime_api.h>
 
+#include <vector>
+
 #include "core/backend.hpp"
+#include "core/median.hpp"
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/cuda_kernels.hpp"
 
 namespace tilekit::cuda {
 namespace {
+
+// Two events, destroyed with their holder (whatever path leaves the timing).
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Status create() {
+    TILEKIT_CUDA_TRY(cudaEventCreate(&start));
+    TILEKIT_CUDA_TRY(cudaEventCreate(&stop));
+    return Status::ok();
+  }
+  ~EventPair() {
+    if (start) (void)cudaEventDestroy(start);  // nothing to report from a destructor
+    if (stop) (void)cudaEventDestroy(stop);
+  }
+};
 
 class CudaBackend final : public BackendOps {
  public:
@@ -43,6 +60,27 @@ class CudaBackend final : public BackendOps {
       (void)cudaFree(ptr);
     }
     (void)cudaSetDevice(previous);
+  }
+  Status copy_bytes(void* dst, const void* src, size_t bytes, const Context& ctx) const override {
+    TILEKIT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx.stream));
+    return Status::ok();
+  }
+  Status time_runs(const Context& ctx, const std::function<Status()>& run, int runs,
+                   double* seconds) const override {
+    EventPair events;
+    TILEKIT_RETURN_IF_ERROR(events.create());
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+      TILEKIT_CUDA_TRY(cudaEventRecord(events.start, ctx.stream));
+      TILEKIT_RETURN_IF_ERROR(run());
+      TILEKIT_CUDA_TRY(cudaEventRecord(events.stop, ctx.stream));
+      TILEKIT_CUDA_TRY(cudaEventSynchronize(events.stop));
+      float ms = 0;
+      TILEKIT_CUDA_TRY(cudaEventElapsedTime(&ms, events.start, events.stop));
+      times.push_back(ms * 1e-3);
+    }
+    *seconds = median_of(std::move(times));
+    return Status::ok();
   }
   Status reference_gemm_f64(const GemmProblem& p, double* value, double* magnitude,
                             const Context& ctx) const override {
