@@ -4,10 +4,12 @@
 // operands on and off a 16-byte boundary, exact small integers (exact in BF16 and TF32 too).
 // Skips without a GPU (fails if TILEKIT_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -15,6 +17,7 @@
 
 #include "support/gemm_case.hpp"
 #include "support/gpu_gate.hpp"
+#include "tilekit/tune_cache.hpp"
 
 namespace tilekit::testing {
 namespace {
@@ -794,6 +797,55 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
   EXPECT_GT(expect_bit_identical_runs(".coop.split_tiles.", DType::kF32, 257, 257, 8193, Compute::kTF32), 0);
   EXPECT_GT(expect_bit_identical_runs(".coop.split_tiles.", DType::kF32, 512, 512, 8192,
                                       Compute::kF32x3TF32), 0);
+}
+
+// Tuning on line on the GPU (GemmOptions::tune_budget_ms): the first call at a shape measures
+// its candidates into a fresh cache (events on the stream, each on a copy of C) and computes C
+// once, with beta reading the caller's C: the same bits as the cache's fastest kernel named.
+TEST(CudaGemm, TuneBudgetMeasuresANewShapeIntoTheCache) {
+  TILEKIT_REQUIRE_GPU_OR_SKIP();
+  const std::string dir = ::testing::TempDir() + "tilekit_on_line_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const char* old = std::getenv("TILEKIT_CACHE_DIR");
+  const std::string saved = old ? old : "";
+  ::setenv("TILEKIT_CACHE_DIR", dir.c_str(), 1);
+  reload_tune_caches();
+  const GemmTypes bf16{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16};
+  GemmProblem p = packed_problem(333, 517, 1029, bf16, 1.0f, 0.5f);
+  DeviceOperands operands;
+  upload_random_operands(p, 21, operands);
+  std::vector<float> c0(static_cast<size_t>(p.c_span())), tuned(c0.size()), named(c0.size());
+  fill_uniform(c0.data(), c0.size(), 23);
+  DeviceBuffer<float> dc;
+  ASSERT_TRUE(dc.allocate(c0.size(), "C").is_ok());
+  ASSERT_TRUE(dc.upload(c0.data(), c0.size()).is_ok());
+  p.c = dc.get();
+  GemmOptions o;
+  o.tune_budget_ms = 50;
+  ASSERT_TRUE(gemm(Context::cuda(0), p, o));
+  ASSERT_TRUE(dc.download(tuned.data(), tuned.size()).is_ok());
+  TuneDeviceKey key;
+  ASSERT_TRUE(tune_device_key(Context::cuda(0), &key));
+  TuneCache cache;
+  bool found = false;
+  ASSERT_TRUE(load_tune_cache(tune_cache_file(dir, key), key, &cache, &found));
+  ASSERT_TRUE(found);
+  ASSERT_EQ(cache.entries.size(), 1u);
+  EXPECT_GE(cache.entries[0].candidates.size(), 2u);
+  ASSERT_TRUE(dc.upload(c0.data(), c0.size()).is_ok());
+  GemmOptions named_kernel;
+  named_kernel.kernel = cache.entries[0].kernel;
+  ASSERT_TRUE(gemm(Context::cuda(0), p, named_kernel));
+  ASSERT_TRUE(dc.download(named.data(), named.size()).is_ok());
+  EXPECT_EQ(0, std::memcmp(tuned.data(), named.data(), tuned.size() * sizeof(float)))
+      << "the tuned call's C is not " << named_kernel.kernel << "'s";
+  if (old)
+    ::setenv("TILEKIT_CACHE_DIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TILEKIT_CACHE_DIR");
+  reload_tune_caches();
+  std::filesystem::remove_all(dir);
 }
 
 // The sm90 narrow tiles (n = 16, 32, 64) put C's short side along their n: swapped where m < n
