@@ -306,10 +306,21 @@ def _split_k(split_k: Any) -> int:
     return value
 
 
+def _tune_budget(budget: Any) -> float:
+    """tune_budget_ms as the float the library takes, or the error naming it."""
+    if isinstance(budget, (bool, str, bytes)) or not isinstance(budget, numbers.Real):
+        raise TypeError(f"tune_budget_ms: expected a real number of milliseconds, got "
+                        f"{type(budget).__name__}")
+    value = float(budget)
+    if not value >= 0:  # negative or NaN
+        raise ValueError(f"tune_budget_ms: {value} must be >= 0 (0: no tuning on line)")
+    return value
+
+
 def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, beta: float = 0.0,
          trans_a: bool = False, trans_b: bool = False, compute: Optional[str] = None,
          kernel: str = "auto", out: Optional[Array] = None, allow_vendor: bool = False,
-         split_k: int = 0, stream: Stream = None) -> Array:
+         split_k: int = 0, tune_budget_ms: float = 0.0, stream: Stream = None) -> Array:
     """General matrix multiply: ``alpha · op(a) · op(b) + beta · c``, op(x) = xᵀ when trans_x.
 
     Args:
@@ -332,6 +343,12 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
             ``gemm.cuda.simt.*.split_k``) cuts k into; 0 (default): the kernel, or the tune cache
             entry that "auto" chose, decides. Other kernels ignore it. The result stays within
             the same error bound whatever the value.
+        tune_budget_ms: with kernel "auto", at a shape the device's tune cache has not
+            measured: time the kernels that can run it for about this many milliseconds first
+            (each on a copy of the result), record them in the cache and run the fastest; later
+            calls at the shape measure nothing. 0 (default): off. Needs a cache directory
+            ($TILEKIT_CACHE_DIR, $XDG_CACHE_HOME or $HOME) and waits for the stream
+            (docs/tuning.md, "Tuning on line").
         stream: CUDA stream to run on (int handle, torch.cuda.Stream, cupy.cuda.Stream);
             default: the producer's current stream. Never synchronises the device.
 
@@ -341,11 +358,13 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
     Raises:
         TypeError: a non-array, an unsupported dtype, or an alpha/beta that is not a real number
             (the message names the argument).
-        ValueError: mismatched shapes, devices, a bad compute mode or kernel, a negative split_k,
-            an alpha/beta outside float32's range or rounding to 0 in it.
+        ValueError: mismatched shapes, devices, a bad compute mode or kernel, a negative split_k
+            or tune_budget_ms, an alpha/beta outside float32's range or rounding to 0 in it, no
+            cache directory for tune_budget_ms.
         RuntimeError: a CUDA failure, with the CUDA error.
     """
     split_k = _split_k(split_k)
+    tune_budget_ms = _tune_budget(tune_budget_ms)
     alpha = _scalar(alpha, "alpha")
     beta = _scalar(beta, "beta")
     a = _adopt(a, "a")
@@ -356,7 +375,7 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
         out = _adopt(out, "out")
     handle, on_stream = _resolve_stream(a, (a, b, c, out), stream)
     args = (a, b, c, out, alpha, beta, bool(trans_a), bool(trans_b), compute or "",
-            kernel, bool(allow_vendor), split_k, handle)
+            kernel, bool(allow_vendor), split_k, tune_budget_ms, handle)
     if on_stream is None:  # the common case, kept free of a context manager's cost
         return _gemm_on(*args)
     with on_stream:
@@ -364,7 +383,7 @@ def gemm(a: Array, b: Array, c: Optional[Array] = None, *, alpha: float = 1.0, b
 
 
 def _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel, allow_vendor, split_k,
-             handle):
+             tune_budget_ms, handle):
     reads_c = c is not None and beta != 0.0
     if out is None and c is None and beta != 0.0:
         raise ValueError(f"beta: {beta} scales c, but no c (or out) was given")
@@ -380,18 +399,18 @@ def _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel, allow
         target = _copy(c)
     code = _tilekit.gemm(_export(a), _export(b), None if c is None else _export(c),
                          _export(target), alpha, beta, trans_a, trans_b, compute, kernel,
-                         allow_vendor, split_k, handle)
+                         allow_vendor, split_k, tune_budget_ms, handle)
     if code == _NEEDS_COPY_A or code == _NEEDS_COPY_B:
         a = _contiguous(a) if code == _NEEDS_COPY_A else a
         b = _contiguous(b) if code == _NEEDS_COPY_B else b
         return _gemm_on(a, b, c, out, alpha, beta, trans_a, trans_b, compute, kernel,
-                        allow_vendor, split_k, handle)
+                        allow_vendor, split_k, tune_budget_ms, handle)
     if code == _NEEDS_COPY_OUT:
         # target is the caller's out (or holds c's values): compute in a contiguous copy of it,
         # which then plays C, and assign back only on success.
         tmp = _contiguous(target)
         _gemm_on(a, b, None, tmp, alpha, beta, trans_a, trans_b, compute, kernel, allow_vendor,
-                 split_k, handle)
+                 split_k, tune_budget_ms, handle)
         if out is None:
             return tmp
         _assign(out, tmp)

@@ -272,7 +272,8 @@ void require_same_place(const Where& got, const Where& want, const char* arg, co
 
 int gemm(nb::handle a_obj, nb::handle b_obj, nb::handle c_obj, nb::handle out_obj, float alpha,
          float beta, bool trans_a, bool trans_b, const std::string& compute,
-         const std::string& kernel, bool allow_vendor, int split_k, uintptr_t stream) {
+         const std::string& kernel, bool allow_vendor, int split_k, double tune_budget_ms,
+         uintptr_t stream) {
   InArray a = input_array(a_obj, "a");
   InArray b = input_array(b_obj, "b");
   require_ndim(a, 2, "a");
@@ -353,7 +354,7 @@ int gemm(nb::handle a_obj, nb::handle b_obj, nb::handle c_obj, nb::handle out_ob
   p.ldc = ldc;
   p.split_k = split_k;
   Context& ctx = context_for(where, stream);
-  tilekit::GemmOptions options{kernel, allow_vendor};
+  tilekit::GemmOptions options{kernel, allow_vendor, tune_budget_ms};
   Status s;
   {
     nb::gil_scoped_release release;
@@ -546,7 +547,8 @@ NB_MODULE(_tilekit, m) {
             "in the caller's array library and choose the stream; these take every array "
             "ready-made.";
   m.def("gemm", &gemm, "a"_a, "b"_a, "c"_a.none(), "out"_a, "alpha"_a, "beta"_a, "trans_a"_a,
-        "trans_b"_a, "compute"_a, "kernel"_a, "allow_vendor"_a, "split_k"_a, "stream"_a,
+        "trans_b"_a, "compute"_a, "kernel"_a, "allow_vendor"_a, "split_k"_a, "tune_budget_ms"_a,
+        "stream"_a,
         "out = alpha·op(a)·op(b) + beta·out on a's device and `stream` (0: the legacy default "
         "stream). `c` is only checked (shape, dtype, device); `out` must already hold it when "
         "beta != 0. `compute` '' picks f32 for float32 inputs and bf16 for 16-bit ones. "

@@ -65,6 +65,15 @@ GEMM_CASES = [
      TypeError, ["split_k", "float"]),
     ("split_k bool", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), split_k=True, out=o),
      TypeError, ["split_k", "bool"]),
+    ("tune_budget_ms negative", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), tune_budget_ms=-1,
+                                                       out=o),
+     ValueError, ["tune_budget_ms", ">= 0"]),
+    ("tune_budget_ms nan", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5),
+                                                  tune_budget_ms=float("nan"), out=o),
+     ValueError, ["tune_budget_ms"]),
+    ("tune_budget_ms str", lambda o: tilekit.gemm(f32(4, 3), f32(3, 5), tune_budget_ms="5",
+                                                  out=o),
+     TypeError, ["tune_budget_ms", "str"]),
 ]
 
 
@@ -292,7 +301,7 @@ def test_transpose_and_dot_name_the_dtype():
 def call_module_gemm(a, b, out):
     return tilekit._tilekit.gemm(a=a, b=b, c=None, out=out, alpha=1.0, beta=0.0, trans_a=False,
                                  trans_b=False, compute="", kernel="auto", allow_vendor=False,
-                                 split_k=0, stream=0)
+                                 split_k=0, tune_budget_ms=0.0, stream=0)
 
 
 def test_module_names_a_dtype_dlpack_cannot_carry():

@@ -229,10 +229,35 @@ def test_split_k_reaches_the_problem_and_changes_no_cpu_result(rng):
     with pytest.raises(ValueError, match="split_k = -1"):
         tilekit._tilekit.gemm(a=a, b=b, c=None, out=out, alpha=1.0, beta=0.0, trans_a=False,
                               trans_b=False, compute="", kernel="auto", allow_vendor=False,
-                              split_k=-1, stream=0)
+                              split_k=-1, tune_budget_ms=0.0, stream=0)
     assert not out.any()
 
 
 def test_stream_argument_is_accepted_on_the_cpu(rng):
     a, b = operand(rng, 3, 2), operand(rng, 2, 5)
     assert_gemm_close(tilekit.gemm(a, b, stream=0), *gemm_reference(a, b))
+
+
+def test_tune_budget_measures_a_new_shape_into_the_cache_once(rng, tmp_path, monkeypatch):
+    """tune_budget_ms: the first call at a shape writes its measurements to the cache (and the
+    result is the product, beta reading c once); the second measures nothing."""
+    monkeypatch.setenv("TILEKIT_CACHE_DIR", str(tmp_path))
+    a, b = operand(rng, 45, 38), operand(rng, 38, 52)
+    c = operand(rng, 45, 52)
+    got = tilekit.gemm(a, b, c, beta=0.5, allow_vendor=True, tune_budget_ms=100)
+    assert_gemm_close(got, *gemm_reference(a, b, c, 1.0, 0.5))
+    files = sorted(tmp_path.glob("gemm-*.json"))
+    assert len(files) == 1
+    text = files[0].read_text()
+    assert '"m":45' in text.replace(" ", "") and '"k":38' in text.replace(" ", "")
+    tilekit.gemm(a, b, c, beta=0.5, allow_vendor=True, tune_budget_ms=100)
+    assert files[0].read_text() == text
+
+
+def test_tune_budget_without_a_cache_directory_is_a_value_error(rng, monkeypatch):
+    for var in ("TILEKIT_CACHE_DIR", "XDG_CACHE_HOME", "HOME"):
+        monkeypatch.delenv(var, raising=False)
+    out = np.zeros((6, 4), np.float32)
+    with pytest.raises(ValueError, match="no tune cache to record in"):
+        tilekit.gemm(operand(rng, 6, 5), operand(rng, 5, 4), out=out, tune_budget_ms=5)
+    assert not out.any()
