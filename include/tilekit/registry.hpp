@@ -42,6 +42,8 @@ struct TileDesc {
   int max_split_k = 0;                        // with split_k = -1: the most slices it runs, a
                                               // larger GemmProblem::split_k clamped (0: no limit)
   bool chosen_at_run_time = false;            // block tile picked when launched (step 04)
+  bool short_side_along_n = false;            // tiles cover Cᵀ where m < n (C's short side
+                                              // along the tile's n: the sm90 narrow tiles)
   TileSchedule schedule = nullptr;
   // "64x64x16, 16x16 threads, 4x4/thread" — empty when nothing is set.
   std::string describe() const;

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "tilekit/registry.hpp"
 
@@ -76,14 +77,19 @@ struct TileCounts {
 };
 
 // A kernel's block tile, as divisors. Many kernels share one (a split-K kernel is a choice per
-// split), so a selection counts each tiling's tiles once per shape (TunedSource::tilings).
+// split), so a selection counts each tiling's tiles once per shape (TunedSource::tilings). A
+// tiling with the short side along n (TileDesc::short_side_along_n) covers Cᵀ where C has fewer
+// rows than columns: a 16 × 4096 C is 32 of its 128 × 16 tiles, not 256.
 struct TileSizes {
   Divisor m, n, k;
+  bool short_side_along_n = false;
   TileCounts counts(int64_t rows, int64_t cols, int64_t depth) const {
+    if (short_side_along_n && rows < cols) std::swap(rows, cols);
     return {m.ceil_of(rows) * n.ceil_of(cols), k.ceil_of(depth)};
   }
   bool operator==(const TileSizes& o) const {
-    return m.value() == o.m.value() && n.value() == o.n.value() && k.value() == o.k.value();
+    return m.value() == o.m.value() && n.value() == o.n.value() && k.value() == o.k.value() &&
+           short_side_along_n == o.short_side_along_n;
   }
 };
 
@@ -133,7 +139,8 @@ inline TileModelKernel tile_model_kernel(const TileDesc& t, const TileModelDevic
   k.modelled = tile_modelled(t);
   k.schedule = t.schedule;
   k.run_time_split = t.split_k < 0;
-  if (k.modelled) k.tile = {Divisor(t.block_m), Divisor(t.block_n), Divisor(t.block_k)};
+  if (k.modelled)
+    k.tile = {Divisor(t.block_m), Divisor(t.block_n), Divisor(t.block_k), t.short_side_along_n};
   k.sms = Divisor(d.sms);
   k.blocks_per_sm = Divisor(d.blocks_per_sm);
   k.slots = k.sms.value() * k.blocks_per_sm.value();

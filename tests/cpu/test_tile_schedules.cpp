@@ -11,6 +11,7 @@
 
 #include "core/schedules/balanced_rounds.hpp"
 #include "core/schedules/schedules.hpp"
+#include "core/tile_model_kernel.hpp"
 #include "cuda/gemm/detail/stream_k_walk.hpp"
 
 namespace tilekit::cuda {
@@ -22,6 +23,28 @@ void expect_covers(const TileWalkPlan& p, int tiles, int k_tiles) {
   EXPECT_GE(p.whole_tiles, 0);
   EXPECT_LE(p.whole_tiles, tiles);
   EXPECT_EQ(p.stream_k_iters, static_cast<int64_t>(tiles - p.whole_tiles) * k_tiles);
+}
+
+// A tiling with the short side along n counts the tiles of Cᵀ where C has fewer rows than
+// columns, as the sm90 narrow tiles cover it; the other way round, and for other tilings, C's.
+TEST(TileSizes, ShortSideAlongNCountsTheTilesOfTheTransposeWhereMIsShorter) {
+  TileDesc narrow;
+  narrow.block_m = 128;
+  narrow.block_n = 16;
+  narrow.block_k = 64;
+  narrow.short_side_along_n = true;
+  narrow.schedule = schedule_tag<StreamKSchedule>();
+  TileDesc as_stored = narrow;
+  as_stored.short_side_along_n = false;
+  const TileModelDevice device;
+  const TileSizes n16 = tile_model_kernel(narrow, device).tile;
+  const TileSizes plain = tile_model_kernel(as_stored, device).tile;
+  EXPECT_FALSE(n16 == plain);
+  EXPECT_EQ(n16.counts(16, 4096, 4096).tiles, 32);     // 4096 / 128 × 16 / 16
+  EXPECT_EQ(plain.counts(16, 4096, 4096).tiles, 256);  // 16 / 128 (1) × 4096 / 16
+  EXPECT_EQ(n16.counts(4096, 16, 4096).tiles, 32);
+  EXPECT_EQ(plain.counts(4096, 16, 4096).tiles, 32);
+  EXPECT_EQ(n16.counts(16, 4096, 4096).k_tiles, 64);
 }
 
 TEST(TileWalkPlan, PersistentGivesEachSlotATileAtMostAndEveryTileWhole) {

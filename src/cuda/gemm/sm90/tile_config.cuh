@@ -78,6 +78,7 @@ struct WgmmaPolicy {
     t.warp_n = kBn;
     t.stages = kStages;
     t.threads = kThreads;
+    t.short_side_along_n = kShortSideAlongN;
     return t;
   }
 };
