@@ -284,6 +284,11 @@ class Cli(TempDirTest):
             r = run("gemm", "--backend", "cpu", "--m", "8", "--n", "8", "--k", "8", "--tune-budget", bad)
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
             self.assertIn("--tune-budget: must be milliseconds >= 0", r.stderr)
+        r = run("gemm", "--backend", "cpu", "--m", "8", "--n", "8", "--k", "8", "--tune-budget", "5",
+                "--kernel", "gemm.cpu.blocked.f32.6x16_kc256", env=self.tune_env())
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--tune-budget: tunes --kernel auto's choice", r.stderr)
+        self.assertEqual(self.cache_files(), [])
         env = {k: v for k, v in os.environ.items() if k not in ("TILEKIT_CACHE_DIR", "XDG_CACHE_HOME", "HOME")}
         r = run("gemm", "--backend", "cpu", "--m", "8", "--n", "8", "--k", "8", "--tune-budget", "5", env=env)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)

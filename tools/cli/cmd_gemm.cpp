@@ -260,6 +260,9 @@ int run_gemm(const GemmCommandOptions& o) {
   const bool gpu = ctx.backend == Backend::kCuda;
   if (gpu && !(s = upload_problem(o, h, &d, &p))) return fail(s);
   // Tuning on line measures into the cache first, so that the choice below reads it.
+  if (o.kernel != "auto" && o.tune_budget_ms > 0)
+    return fail(invalid_argument("--tune-budget: tunes --kernel auto's choice; --kernel names " +
+                                 o.kernel));
   if (o.kernel == "auto" && o.tune_budget_ms > 0 &&
       !(s = tune_on_line(p, ctx, o.allow_vendor, o.tune_budget_ms * 1e-3)))
     return fail(s);
