@@ -61,8 +61,8 @@ WgmmaView kernel_view(const GemmProblem& p) {
 }
 
 // Why a narrow 16-bit tile cannot run view `v`, or empty: an MN-major B is loaded in 128-byte
-// lines of n (64 elements), wider than a 16- or 32-wide tile (a short side stored along m or n:
-// the T of x in x·W or Aᵀ·B goes to the 64-wide tile).
+// lines of n (64 elements), wider than a 16- or 32-wide tile. Such a short side (x stored
+// transposed in xᵀ·W, B of a tall NN product) goes to the 64-wide tile.
 template <typename P>
 std::string view_refusal(const WgmmaView& v) {
   if constexpr (!P::kTf32 && P::kBn * sizeof(typename P::Element) < 128) {
