@@ -42,12 +42,8 @@ std::vector<const GemmKernel*> candidates_of(const GemmProblem& p, const Context
                                              const DeviceInfo* device, bool allow_vendor) {
   const KernelList<GemmKernel>& list = Registry::instance().gemm;
   std::vector<const GemmKernel*> out;
-  for (const GemmKernel& k : list.all()) {
-    if (k.info.role == KernelRole::kReference) continue;
-    if (k.info.role == KernelRole::kVendor && !allow_vendor) continue;
-    if (k.info.backend != ctx.backend || !serves_types(k.info.types, p.types)) continue;
-    if (check_kernel(k, p, ctx, device)) out.push_back(&k);
-  }
+  for (const GemmKernel& k : list.all())
+    if (admissible(k, p, ctx, device, allow_vendor)) out.push_back(&k);
   std::stable_sort(out.begin(), out.end(), [](const GemmKernel* a, const GemmKernel* b) {
     return a->info.auto_rank > b->info.auto_rank;
   });
@@ -109,13 +105,15 @@ Status tune_on_line(const GemmProblem& p, const Context& ctx, bool allow_vendor,
   std::string dir;
   if (Status s = tune_cache_dir(&dir); !s)
     return invalid_argument("tune_budget_ms: no tune cache to record in: " + s.message());
-  TuneDeviceKey key;
-  TILEKIT_RETURN_IF_ERROR(tune_device_key(ctx, &key));
   DeviceScope scope(ctx);
   TILEKIT_RETURN_IF_ERROR(scope.status());
-  if (cache_measured(p, ctx) || streamed_rule_takes(p, ctx, device, allow_vendor) ||
-      !first_try(p, ctx))
+  // A shape tried before costs its caller this lookup, not the cache's scan or the streamed
+  // rule's: every later call at it stops here.
+  if (!first_try(p, ctx)) return Status::ok();
+  if (cache_measured(p, ctx) || streamed_rule_takes(p, ctx, device, allow_vendor))
     return Status::ok();
+  TuneDeviceKey key;
+  TILEKIT_RETURN_IF_ERROR(tune_device_key(ctx, &key));
 
   const BackendOps& ops = backend_ops(ctx.backend);
   Scratch c(ctx);

@@ -127,6 +127,13 @@ TileModelDevice tile_model_device(const GemmKernel& k, const DeviceInfo* device)
   return m;
 }
 
+bool admissible(const GemmKernel& k, const GemmProblem& p, const Context& ctx,
+                const DeviceInfo* device, bool allow_vendor) {
+  if (k.info.role == KernelRole::kReference) return false;
+  if (k.info.role == KernelRole::kVendor && !allow_vendor) return false;
+  return static_cast<bool>(check_kernel(k, p, ctx, device));  // types, backend, SM, can_implement
+}
+
 namespace {
 
 std::shared_ptr<const DeviceTuning> load_device_tuning(const Context& ctx) {
@@ -189,13 +196,6 @@ std::shared_ptr<const DeviceTuning> device_tuning(const Context& ctx) {
   auto t = load_device_tuning(ctx);
   m.emplace(slot, t);
   return t;
-}
-
-bool admissible(const GemmKernel& k, const GemmProblem& p, const Context& ctx,
-                const DeviceInfo* device, bool allow_vendor) {
-  if (k.info.role == KernelRole::kReference) return false;
-  if (k.info.role == KernelRole::kVendor && !allow_vendor) return false;
-  return static_cast<bool>(check_kernel(k, p, ctx, device));  // types, backend, SM, can_implement
 }
 
 // x rounded to a whole number as llround does (halves away from zero), for x ≥ 0 and without

@@ -141,6 +141,10 @@ bool pick_tuned(const TunedSource& src, const GemmProblem& p, const Context& ctx
                 const DeviceInfo* device, bool allow_vendor, Selection<GemmProblem>* out,
                 bool explain = true);
 
+// Whether auto may choose k for p: an own kernel (a vendor one only when allowed, the reference
+// never) that passes every check of a named kernel (types it serves, backend, SM, can_implement).
+bool admissible(const GemmKernel& k, const GemmProblem& p, const Context& ctx,
+                const DeviceInfo* device, bool allow_vendor);
 // Whether the device's tune cache (not the shipped table) holds an entry measured at p's bucket
 // and exact m, n and k: the on-line tuner's test for a shape it has measured (tune_on_line.hpp).
 bool cache_measured(const GemmProblem& p, const Context& ctx);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <thread>
 #include <tuple>
@@ -18,6 +19,7 @@
 #include "core/tile_model.hpp"
 #include "core/tune_replay.hpp"
 #include "core/tune_select.hpp"
+#include "support/scoped_cache_dir.hpp"
 #include "support/stand_in_device.hpp"
 #include "tilekit/tilekit.hpp"
 #include "tilekit/tune_cache.hpp"
@@ -31,25 +33,12 @@ namespace fs = std::filesystem;
 class TuneCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("tilekit_tune_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    const char* old = std::getenv("TILEKIT_CACHE_DIR");
-    had_old_ = old != nullptr;
-    if (old) old_ = old;
-    ::setenv("TILEKIT_CACHE_DIR", dir_.c_str(), 1);
-    reload_tune_caches();
+    scoped_.emplace(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = scoped_->path();
     ASSERT_TRUE(tune_device_key(Context::cpu(), &key_));
     path_ = tune_cache_file(dir_.string(), key_);
   }
-  void TearDown() override {
-    if (had_old_) ::setenv("TILEKIT_CACHE_DIR", old_.c_str(), 1);
-    else ::unsetenv("TILEKIT_CACHE_DIR");
-    reload_tune_caches();
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { scoped_.reset(); }
   void write_text(const std::string& text) {
     std::ofstream(path_, std::ios::binary | std::ios::trunc) << text;
   }
@@ -77,9 +66,9 @@ class TuneCacheTest : public ::testing::Test {
     reload_tune_caches();
   }
 
+  std::optional<testing::ScopedTuneCacheDir> scoped_;
   fs::path dir_;
-  std::string path_, old_;
-  bool had_old_ = false;
+  std::string path_;
   TuneDeviceKey key_;
 };
 

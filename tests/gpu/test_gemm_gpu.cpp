@@ -4,12 +4,10 @@
 // operands on and off a 16-byte boundary, exact small integers (exact in BF16 and TF32 too).
 // Skips without a GPU (fails if TILEKIT_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -17,6 +15,7 @@
 
 #include "support/gemm_case.hpp"
 #include "support/gpu_gate.hpp"
+#include "support/scoped_cache_dir.hpp"
 #include "tilekit/tune_cache.hpp"
 
 namespace tilekit::testing {
@@ -804,13 +803,8 @@ TEST(CudaGemm, SplitTilesIsCorrectAndBitIdenticalRunToRun) {
 // once, with beta reading the caller's C: the same bits as the cache's fastest kernel named.
 TEST(CudaGemm, TuneBudgetMeasuresANewShapeIntoTheCache) {
   TILEKIT_REQUIRE_GPU_OR_SKIP();
-  const std::string dir = ::testing::TempDir() + "tilekit_on_line_" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const char* old = std::getenv("TILEKIT_CACHE_DIR");
-  const std::string saved = old ? old : "";
-  ::setenv("TILEKIT_CACHE_DIR", dir.c_str(), 1);
-  reload_tune_caches();
+  const testing::ScopedTuneCacheDir scoped("on_line_gpu");
+  const std::string dir = scoped.path().string();
   const GemmTypes bf16{DType::kBF16, DType::kBF16, DType::kF32, Compute::kBF16};
   GemmProblem p = packed_problem(333, 517, 1029, bf16, 1.0f, 0.5f);
   DeviceOperands operands;
@@ -840,12 +834,6 @@ TEST(CudaGemm, TuneBudgetMeasuresANewShapeIntoTheCache) {
   ASSERT_TRUE(dc.download(named.data(), named.size()).is_ok());
   EXPECT_EQ(0, std::memcmp(tuned.data(), named.data(), tuned.size() * sizeof(float)))
       << "the tuned call's C is not " << named_kernel.kernel << "'s";
-  if (old)
-    ::setenv("TILEKIT_CACHE_DIR", saved.c_str(), 1);
-  else
-    ::unsetenv("TILEKIT_CACHE_DIR");
-  reload_tune_caches();
-  std::filesystem::remove_all(dir);
 }
 
 // The sm90 narrow tiles (n = 16, 32, 64) put C's short side along their n: swapped where m < n
