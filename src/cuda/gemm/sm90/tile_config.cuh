@@ -29,9 +29,9 @@ enum class Operands { k16Bit, kTf32, kTf32x3, kTf32ARegisters };
 //
 // A narrow tile is for a C with a short side: its policy puts that side along n (kernel_view
 // computes Cᵀ = op(B)ᵀ·op(A)ᵀ where m < n), so that the long operand streams through the 128-row
-// A tiles while the tensor cores compute no rows beyond the short side's (a 16-row x·Wᵀ on a
-// 128 × 128 tile computes 8 times the rows it keeps; the tile's k-range is cut among the SMs by
-// its scheduler).
+// A tiles while the tensor cores compute at most 15 columns beyond the short side (a 16-row
+// x·Wᵀ on a 128 × 128 tile computes 8 times the rows it keeps; the tile's k-range is cut among
+// the SMs by its scheduler).
 template <typename T, int kBnN, int kStagesN, Operands kOperandsN = Operands::k16Bit, int kBmN = 128>
 struct WgmmaPolicy {
   using Element = T;
